@@ -1,0 +1,3 @@
+"""krmfn: kpt KRM functions for Nephio-style network automation (see README.md)."""
+
+__version__ = "0.1.0"

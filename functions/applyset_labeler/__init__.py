@@ -1,0 +1,1 @@
+"""krmfn-applyset-labeler (not built yet)."""

@@ -1,0 +1,1 @@
+"""krmfn-interface-expander (not built yet)."""

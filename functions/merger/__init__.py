@@ -1,0 +1,1 @@
+"""krmfn-merger (not built yet)."""

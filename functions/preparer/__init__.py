@@ -1,0 +1,1 @@
+"""krmfn-preparer (not built yet)."""

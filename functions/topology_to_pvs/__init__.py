@@ -1,0 +1,1 @@
+"""krmfn-topology-to-pvs (not built yet)."""

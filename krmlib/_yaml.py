@@ -1,0 +1,385 @@
+"""The YAML engines, kept private: a fast read-only loader (libyaml) and the round-trip engine.
+
+Nothing outside krmlib sees a ruamel or PyYAML type: values leave through :func:`to_plain`.
+
+- :func:`load_plain` parses one document with libyaml into plain Python values, resolving scalars by
+  the YAML 1.2 core schema (as kyaml does), keeping timestamps as strings and rejecting duplicate
+  keys. It is only used to read items.
+- :func:`load_rt` / :func:`dump_rt` are the ruamel round trip, used for the items a function edits:
+  comments, key order and quoting survive; new strings that a YAML 1.1 or 1.2 reader would take for
+  another type are written double-quoted.
+"""
+
+from __future__ import annotations
+
+import datetime
+import io
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import yaml
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.representer import RoundTripRepresenter
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+from .errors import InputError
+
+# Bounds that keep hostile input from exhausting memory or the stack.
+MAX_ALIASES = 100
+MAX_DEPTH = 500
+MAX_NODES = 5_000_000
+
+# --- scalars that other readers would not take as strings -------------------------------------
+
+# Union of the YAML 1.1 (PyYAML, old kyaml) and YAML 1.2 core implicit types.
+_AMBIGUOUS = re.compile(
+    r"""^(?:
+      [-+]?(?:0|[1-9][0-9_]*)                      # decimal
+     |[-+]?0[0-7_]+ | 0o[0-7]+                     # octal 1.1 / 1.2
+     |[-+]?0x[0-9a-fA-F_]+ | [-+]?0b[01_]+         # hex, binary
+     |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+           # sexagesimal int
+     |[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+]?[0-9]+)?   # float
+     |[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+        # 1e3
+     |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*  # sexagesimal float
+     |[-+]?\.(?:inf|Inf|INF) | \.(?:nan|NaN|NAN)
+     |y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF
+     |~|null|Null|NULL|
+     |[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ].*)?   # timestamp
+     |=|<<
+    )$""",
+    re.X,
+)
+
+
+_AMBIGUOUS_12 = re.compile(
+    r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|true|True|TRUE|false|False|FALSE|~|null|Null|NULL|)$"
+)
+
+
+def needs_quotes(value: str) -> bool:
+    """True when a plain ``value`` would be read as something other than a string."""
+    return bool(_AMBIGUOUS.match(value))
+
+
+# --- fast loader (libyaml, read only) ---------------------------------------------------------
+
+
+class _Resolver12(yaml.resolver.BaseResolver):
+    """YAML 1.2 core schema; no timestamps (kyaml keeps them as strings)."""
+
+
+_Resolver12.add_implicit_resolver(
+    "tag:yaml.org,2002:bool",
+    re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+    list("tTfF"),
+)
+_Resolver12.add_implicit_resolver(
+    "tag:yaml.org,2002:int",
+    re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
+    list("-+0123456789"),
+)
+_Resolver12.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
+    list("-+0123456789."),
+)
+_Resolver12.add_implicit_resolver(
+    "tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""]
+)
+
+
+class _Constructor(yaml.constructor.SafeConstructor):
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
+        if isinstance(node, yaml.MappingNode):
+            self.flatten_mapping(node)
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if key in seen:
+                mark = key_node.start_mark
+                raise InputError(
+                    f"duplicate key {key!r}", line=mark.line + 1, column=mark.column + 1
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+    def construct_yaml_int(self, node: Any) -> int:
+        value = str(self.construct_scalar(node))
+        if value.startswith("0o"):
+            return int(value[2:], 8)
+        if value.startswith("0x"):
+            return int(value[2:], 16)
+        return int(value)
+
+
+_Constructor.add_constructor("tag:yaml.org,2002:int", _Constructor.construct_yaml_int)  # type: ignore[type-var]
+_Constructor.add_constructor(  # type: ignore[type-var]
+    "tag:yaml.org,2002:timestamp", yaml.constructor.SafeConstructor.construct_yaml_str
+)
+
+_CParser: Any = getattr(yaml, "CParser", None)
+_PyParser: Any = (
+    yaml.reader.Reader,
+    yaml.scanner.Scanner,
+    yaml.parser.Parser,
+    yaml.composer.Composer,
+)
+
+
+if _CParser is not None:
+
+    class _FastLoader(_CParser, _Constructor, _Resolver12):  # type: ignore[misc]
+        def __init__(self, stream: str) -> None:
+            _CParser.__init__(self, stream)
+            _Constructor.__init__(self)
+            _Resolver12.__init__(self)
+
+else:  # pragma: no cover - libyaml is part of the PyYAML wheel we pin
+
+    class _FastLoader(*_PyParser, _Constructor, _Resolver12):  # type: ignore[no-redef,misc]
+        def __init__(self, stream: str) -> None:
+            for base in _PyParser:
+                base.__init__(self, stream) if base is yaml.reader.Reader else base.__init__(self)
+            _Constructor.__init__(self)
+            _Resolver12.__init__(self)
+
+
+_ALIAS = re.compile(r"(?:^|[\s\[{,:-])\*[^\s\[\]{},]+", re.M)
+_ANCHOR = re.compile(r"(?:^|[\s\[{,:-])&[^\s\[\]{},]+", re.M)
+_DEEP_FLOW = re.compile(r"(?:[\[{]\s*){64}")
+
+
+def check_bounds(text: str) -> None:
+    """Reject input whose shape would make a YAML engine blow up (alias bombs, deep nesting)."""
+    if "&" in text and "*" in text and _ANCHOR.search(text):
+        count = len(_ALIAS.findall(text))
+        if count > MAX_ALIASES:
+            raise InputError(f"too many YAML aliases ({count}, at most {MAX_ALIASES})")
+    if ("[" in text or "{" in text) and _DEEP_FLOW.search(text):
+        depth = _flow_depth(text)
+        if depth > MAX_DEPTH:
+            raise InputError(f"YAML nesting too deep ({depth} levels, at most {MAX_DEPTH})")
+    if _max_indent(text) > 2 * MAX_DEPTH:
+        raise InputError(f"YAML nesting too deep (indentation over {2 * MAX_DEPTH} columns)")
+
+
+def _flow_depth(text: str) -> int:
+    depth = best = 0
+    for ch in text:
+        if ch in "[{":
+            depth += 1
+            best = max(best, depth)
+        elif ch in "]}":
+            depth -= 1
+    return best
+
+
+_INDENT = re.compile(r"^( {" + str(2 * MAX_DEPTH + 1) + r",})\S", re.M)
+
+
+def _max_indent(text: str) -> int:
+    match = _INDENT.search(text)
+    return len(match.group(1)) if match else 0
+
+
+def load_plain(text: str) -> Any:
+    """Parse one YAML document into plain Python values (fast, read-only)."""
+    try:
+        loader = _FastLoader(text)
+        try:
+            return loader.get_single_data()
+        finally:
+            loader.dispose()
+    except yaml.MarkedYAMLError as exc:
+        raise _marked_error(exc) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"invalid YAML: {exc}") from None
+    except RecursionError:
+        raise InputError("YAML nesting too deep") from None
+
+
+def _marked_error(exc: yaml.MarkedYAMLError) -> InputError:
+    mark = exc.problem_mark or exc.context_mark
+    problem = exc.problem or exc.context or "invalid YAML"
+    if mark is None:
+        return InputError(f"invalid YAML: {problem}")
+    return InputError(f"invalid YAML: {problem}", line=mark.line + 1, column=mark.column + 1)
+
+
+# --- round trip (ruamel) ------------------------------------------------------------------------
+
+
+def _represent_str(representer: RoundTripRepresenter, data: str) -> Any:
+    style = '"' if needs_quotes(data) else None
+    if "\n" in data and style is None:
+        style = "|"
+    return representer.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+class _Representer(RoundTripRepresenter):
+    def represent_key(self, data: Any) -> Any:
+        # Keys stay as the user wrote them; only a key YAML 1.2 would read as another type
+        # (``true``, ``1``, ``null``) is quoted.
+        if type(data) is str:
+            style = '"' if _AMBIGUOUS_12.match(data) else None
+            return self.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+        return super().represent_key(data)
+
+
+_Representer.add_representer(str, _represent_str)
+
+
+def _make_yaml() -> YAML:
+    engine = YAML(typ="rt")
+    engine.Representer = _Representer
+    engine.preserve_quotes = True
+    engine.width = 1_000_000
+    engine.allow_unicode = True
+    engine.indent(mapping=2, sequence=2, offset=0)
+    engine.allow_duplicate_keys = False
+    return engine
+
+
+_ENGINES: list[YAML] = []
+
+
+def _engine() -> YAML:
+    if not _ENGINES:
+        _ENGINES.append(_make_yaml())
+    return _ENGINES[0]
+
+
+def load_rt(text: str) -> Any:
+    """Round-trip parse of one document."""
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    try:
+        return _engine().load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "invalid YAML"
+        if mark is None:
+            raise InputError(f"invalid YAML: {problem}") from None
+        raise InputError(
+            f"invalid YAML: {problem}", line=mark.line + 1, column=mark.column + 1
+        ) from None
+    except YAMLError as exc:
+        raise InputError(f"invalid YAML: {exc}") from None
+    except RecursionError:
+        raise InputError("YAML nesting too deep") from None
+
+
+def load_rt_all(text: str) -> list[Any]:
+    """Round-trip parse of a multi-document stream."""
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    try:
+        return [doc for doc in _engine().load_all(text) if doc is not None]
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "invalid YAML"
+        if mark is None:
+            raise InputError(f"invalid YAML: {problem}") from None
+        raise InputError(
+            f"invalid YAML: {problem}", line=mark.line + 1, column=mark.column + 1
+        ) from None
+    except YAMLError as exc:
+        raise InputError(f"invalid YAML: {exc}") from None
+    except RecursionError:
+        raise InputError("YAML nesting too deep") from None
+
+
+def dump_rt(node: Any) -> str:
+    """Serialise one document (a round-trip tree or plain values) in kyaml's style."""
+    out = io.StringIO()
+    _engine().dump(node, out)
+    return out.getvalue()
+
+
+# --- conversions ---------------------------------------------------------------------------------
+
+
+def to_plain(value: Any, budget: list[int] | None = None) -> Any:
+    """Deep copy of a YAML value as plain dict/list/str/int/float/bool/None."""
+    if budget is None:
+        budget = [MAX_NODES]
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise InputError(f"document too large (more than {MAX_NODES} nodes)")
+    if isinstance(value, dict):
+        return {to_plain(k, budget): to_plain(v, budget) for k, v in value.items()}
+    if isinstance(value, list):
+        return [to_plain(v, budget) for v in value]
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, datetime.datetime | datetime.date):
+        return value.isoformat()
+    return value
+
+
+def to_node(value: Any) -> Any:
+    """Plain values as round-trip nodes (so later edits can carry comments)."""
+    if isinstance(value, CommentedMap | CommentedSeq):
+        return value
+    if isinstance(value, dict):
+        node = CommentedMap()
+        for key, item in value.items():
+            node[key] = to_node(item)
+        return node
+    if isinstance(value, list | tuple):
+        seq = CommentedSeq()
+        seq.extend(to_node(item) for item in value)
+        return seq
+    return value
+
+
+def restyle(old: Any, new: Any) -> Any:
+    """Give a new string scalar the quoting of the scalar it replaces."""
+    if isinstance(new, str) and isinstance(old, str) and type(old) is not str:
+        try:
+            return type(old)(new)
+        except TypeError:  # pragma: no cover - scalar string types take one argument
+            return new
+    if isinstance(new, str) and type(new) is str and needs_quotes(new):
+        return DoubleQuotedScalarString(new)
+    return new
+
+
+def is_map(value: Any) -> bool:
+    return isinstance(value, dict)
+
+
+def is_seq(value: Any) -> bool:
+    return isinstance(value, list)
+
+
+def new_map() -> Any:
+    return CommentedMap()
+
+
+def iter_docs(text: str) -> Iterator[str]:
+    """Split a multi-document stream on ``---`` lines (block scalars never start at column 0)."""
+    doc: list[str] = []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("---") and (line[3:].strip() == "" or line[3:].lstrip().startswith("#")):
+            if any(part.strip() and not part.lstrip().startswith("#") for part in doc):
+                yield "".join(doc)
+            doc = []
+            continue
+        if line.rstrip() == "...":
+            continue
+        doc.append(line)
+    if any(part.strip() and not part.lstrip().startswith("#") for part in doc):
+        yield "".join(doc)

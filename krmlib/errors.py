@@ -1,0 +1,48 @@
+"""Exceptions that the runner turns into error results (expected failures, no traceback)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .object import KubeObject
+
+
+class KrmError(Exception):
+    """An expected failure: becomes one error result naming the item and field."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        obj: KubeObject | None = None,
+        field: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        file: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.obj = obj
+        self.field = field
+        self.line = line
+        self.column = column
+        self.file = file
+
+    def __str__(self) -> str:
+        where = ""
+        if self.line is not None:
+            where = f" (line {self.line}" + (f", column {self.column}" if self.column else "") + ")"
+        return self.message + where
+
+
+class InputError(KrmError):
+    """The input is not a ResourceList/stream of KRM objects we can read."""
+
+
+class ConfigError(KrmError):
+    """The functionConfig is invalid."""
+
+
+class FieldTypeError(KrmError, TypeError):
+    """A path runs through a value of the wrong type."""

@@ -1,0 +1,109 @@
+"""Kptfile status conditions and readiness gates (``kpt.dev/v1``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .object import KubeObject
+
+Status = Literal["True", "False", "Unknown"]
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One entry of ``status.conditions``; status is the string "True", "False" or "Unknown"."""
+
+    type: str
+    status: Status
+    reason: str = ""
+    message: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        out = {"type": self.type, "status": self.status}
+        if self.reason:
+            out["reason"] = self.reason
+        if self.message:
+            out["message"] = self.message
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Condition:
+        status = str(data.get("status", "Unknown"))
+        if status not in ("True", "False", "Unknown"):
+            status = "Unknown"
+        return cls(
+            type=str(data.get("type", "")),
+            status=status,  # type: ignore[arg-type]
+            reason=str(data.get("reason", "") or ""),
+            message=str(data.get("message", "") or ""),
+        )
+
+
+def get_conditions(kptfile: KubeObject) -> list[Condition]:
+    raw = kptfile.get("status.conditions", [])
+    return (
+        [Condition.from_dict(c) for c in raw if isinstance(c, dict)]
+        if isinstance(raw, list)
+        else []
+    )
+
+
+def get_condition(kptfile: KubeObject, type_: str) -> Condition | None:
+    for condition in get_conditions(kptfile):
+        if condition.type == type_:
+            return condition
+    return None
+
+
+def set_condition(kptfile: KubeObject, condition: Condition) -> bool:
+    """Add or update a condition in place (existing order kept, new ones appended).
+
+    Returns True if the Kptfile changed. Only the fields that differ are written, so the
+    other lines of the condition (and their comments) stay as they were.
+    """
+    raw = kptfile.get("status.conditions", [])
+    if not isinstance(raw, list):
+        raw = []
+    for index, existing in enumerate(raw):
+        if isinstance(existing, dict) and existing.get("type") == condition.type:
+            wanted = condition.to_dict()
+            changed = False
+            for key in ("status", "reason", "message"):
+                if key in wanted and existing.get(key) != wanted[key]:
+                    changed = (
+                        kptfile.set(f"status.conditions[{index}].{key}", wanted[key]) or changed
+                    )
+                elif key not in wanted and key in existing:
+                    changed = kptfile.delete(f"status.conditions[{index}].{key}") or changed
+            return changed
+    return kptfile.set(f"status.conditions[{len(raw)}]", condition.to_dict())
+
+
+def remove_condition(kptfile: KubeObject, type_: str) -> bool:
+    raw = kptfile.get("status.conditions", [])
+    if not isinstance(raw, list):
+        return False
+    for index, existing in enumerate(raw):
+        if isinstance(existing, dict) and existing.get("type") == type_:
+            return kptfile.delete(f"status.conditions[{index}]")
+    return False
+
+
+def get_readiness_gates(kptfile: KubeObject) -> list[str]:
+    raw = kptfile.get("info.readinessGates", [])
+    if not isinstance(raw, list):
+        return []
+    return [
+        str(g.get("conditionType")) for g in raw if isinstance(g, dict) and g.get("conditionType")
+    ]
+
+
+def add_readiness_gate(kptfile: KubeObject, condition_type: str) -> bool:
+    """Add ``info.readinessGates[] {conditionType}`` unless present; True if added."""
+    gates = get_readiness_gates(kptfile)
+    if condition_type in gates:
+        return False
+    raw = kptfile.get("info.readinessGates", [])
+    index = len(raw) if isinstance(raw, list) else 0
+    return kptfile.set(f"info.readinessGates[{index}]", {"conditionType": condition_type})

@@ -1,0 +1,497 @@
+"""KubeObject: one KRM item, parsed only when read and re-serialised only when changed."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Mapping, MutableMapping
+from typing import Any, Literal, TypeVar
+
+from . import _scan, _yaml
+from .errors import FieldTypeError, InputError, KrmError
+from .paths import Key, Path, format_path, parse_path
+
+ANN_PATH = "internal.config.kubernetes.io/path"
+ANN_LEGACY_PATH = "config.kubernetes.io/path"
+ANN_INDEX = "internal.config.kubernetes.io/index"
+ANN_LEGACY_INDEX = "config.kubernetes.io/index"
+ANN_LOCAL_CONFIG = "config.kubernetes.io/local-config"
+ANN_PACKAGE_PATH = "internal.config.kubernetes.io/package-path"
+
+Form = Literal["item", "doc"]
+M = TypeVar("M")
+
+_MISSING: Any = object()
+
+
+class KubeObject:
+    """One KRM object.
+
+    Build one with :meth:`from_dict` (a new object) or :meth:`from_yaml` (text); the library
+    builds the items of a ResourceList. Read with :meth:`get` and the properties, write with
+    :meth:`set`, :meth:`merge`, :meth:`delete`, :attr:`labels`, :attr:`annotations`. Values go in
+    and come out as plain Python (dict, list, str, int, float, bool, None).
+    """
+
+    __slots__ = ("_dirty", "_header", "_node", "_plain", "_src", "_src_form")
+
+    def __init__(self, *, src: str | None = None, form: Form = "doc", node: Any = None) -> None:
+        self._src = src
+        self._src_form: Form = form
+        self._node = node
+        self._plain: Any = None
+        self._dirty = src is None
+        self._header: tuple[str, str, str, str] | None = None
+
+    # --- construction ---------------------------------------------------------------------
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> KubeObject:
+        """A new object from plain values (key order is kept)."""
+        return cls(node=_yaml.to_node(copy.deepcopy(dict(data))))
+
+    @classmethod
+    def from_yaml(cls, text: str) -> KubeObject:
+        """An object from the text of one YAML document; emitted unchanged if never edited."""
+        if not text.endswith("\n"):
+            text += "\n"
+        return cls(src=text, form="doc")
+
+    def copy(self) -> KubeObject:
+        """An independent copy (new objects are always written out in full)."""
+        return KubeObject(node=_yaml.load_rt(self.to_yaml()))
+
+    # --- parsing ----------------------------------------------------------------------------
+
+    def _doc_text(self) -> str:
+        assert self._src is not None
+        return self._src if self._src_form == "doc" else item_to_doc(self._src)
+
+    def _read(self) -> Any:
+        """The tree to read from: the round-trip tree once there is one, else a fast parse."""
+        if self._node is not None:
+            return self._node
+        if self._plain is None:
+            self._plain = _yaml.load_plain(self._doc_text())
+            if not isinstance(self._plain, dict):
+                raise InputError("item is not a mapping", obj=None)
+        return self._plain
+
+    def _tree(self) -> Any:
+        """The round-trip tree, parsed on first write."""
+        if self._node is None:
+            node = _yaml.load_rt(self._doc_text())
+            if not isinstance(node, dict):
+                raise InputError("item is not a mapping")
+            self._node = node
+            self._plain = None
+        return self._node
+
+    def validate(self) -> None:
+        """Check that this is a readable KRM object: mapping, apiVersion, kind, metadata.name."""
+        data = self._read()
+        for path in (("apiVersion",), ("kind",), ("metadata", "name")):
+            value = _walk(data, path)
+            if not isinstance(value, str) or not value:
+                raise InputError(
+                    f"item has no {format_path(path)}", obj=self, field=format_path(path)
+                )
+
+    # --- header ----------------------------------------------------------------------------
+
+    def _head(self) -> tuple[str, str, str, str]:
+        if self._dirty or self._node is not None or self._plain is not None:
+            data = self._read()
+            return (
+                _str(_walk(data, ("apiVersion",))),
+                _str(_walk(data, ("kind",))),
+                _str(_walk(data, ("metadata", "name"))),
+                _str(_walk(data, ("metadata", "namespace"))),
+            )
+        if self._header is None:
+            assert self._src is not None
+            self._header = _scan.scan_header(self._src, self._src_form == "item")
+            if self._header is None:
+                self._read()
+                return self._head()
+        return self._header
+
+    @property
+    def api_version(self) -> str:
+        return self._head()[0]
+
+    @property
+    def kind(self) -> str:
+        return self._head()[1]
+
+    @property
+    def name(self) -> str:
+        return self._head()[2]
+
+    @property
+    def namespace(self) -> str:
+        return self._head()[3]
+
+    @property
+    def group(self) -> str:
+        """The API group ('' for the core group)."""
+        api_version = self.api_version
+        return api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+
+    @property
+    def version(self) -> str:
+        return self.api_version.rsplit("/", 1)[-1]
+
+    @property
+    def gvk(self) -> tuple[str, str, str]:
+        """(group, version, kind)."""
+        return self.group, self.version, self.kind
+
+    @property
+    def group_kind(self) -> str:
+        """``Kind.group`` (core kinds plain ``Kind``), as kubectl writes group-kinds."""
+        return f"{self.kind}.{self.group}" if self.group else self.kind
+
+    def ref(self) -> dict[str, str]:
+        """A resourceRef for results: apiVersion, kind, name and namespace when set."""
+        ref = {"apiVersion": self.api_version, "kind": self.kind, "name": self.name}
+        if self.namespace:
+            ref["namespace"] = self.namespace
+        return ref
+
+    def is_kind(self, api_version: str | None = None, kind: str | None = None) -> bool:
+        """Match apiVersion ('group/version', or 'group/*' and '*' patterns) and kind."""
+        if kind is not None and self.kind != kind:
+            return False
+        if api_version is None or api_version == "*":
+            return True
+        if api_version.endswith("/*"):
+            return self.group == api_version[:-2]
+        return self.api_version == api_version
+
+    def __repr__(self) -> str:
+        try:
+            ns = f"{self.namespace}/" if self.namespace else ""
+            return f"<KubeObject {self.api_version} {self.kind} {ns}{self.name}>"
+        except KrmError:
+            return "<KubeObject (unreadable)>"
+
+    # --- nested fields ------------------------------------------------------------------------
+
+    def get(self, path: Path, default: Any = None) -> Any:
+        """The value at ``path`` as plain Python (a copy), or ``default`` when absent."""
+        value = _walk(self._read(), parse_path(path), self)
+        if value is _MISSING or value is None:
+            return default
+        return _yaml.to_plain(value)
+
+    def has(self, path: Path) -> bool:
+        return _walk(self._read(), parse_path(path), self) is not _MISSING
+
+    def set(self, path: Path, value: Any) -> bool:
+        """Set ``path`` to ``value``, creating parent maps; True if anything changed.
+
+        Maps and lists are written into the existing tree node by node, so comments and quoting
+        of the parts that did not change survive. Setting the value a field already has changes
+        nothing (the item is then not re-serialised).
+        """
+        keys = parse_path(path)
+        if not keys:
+            raise ValueError("set() needs a non-empty path")
+        if _yaml.to_plain(_walk(self._read(), keys, self)) == value:
+            return False
+        parent = self._parent(keys, create=True)
+        last = keys[-1]
+        old = _child(parent, last)
+        new = _assign(old, value)
+        if isinstance(last, int):
+            if last == len(parent):
+                parent.append(new)
+            else:
+                parent[last] = new
+        else:
+            parent[last] = new
+        self._dirty = True
+        return True
+
+    def merge(self, path: Path, value: Mapping[str, Any]) -> bool:
+        """Merge a map into ``path``: maps recursively, lists and scalars replaced, None deletes."""
+        keys = parse_path(path)
+        current = _walk(self._read(), keys, self) if keys else self._read()
+        changed = False
+        if current is _MISSING or not isinstance(current, dict):
+            return self.set(keys, _drop_none(value)) if keys else False
+        for key, item in value.items():
+            sub = (*keys, key)
+            if item is None:
+                changed = self.delete(sub) or changed
+            elif isinstance(item, Mapping) and isinstance(current.get(key), dict):
+                changed = self.merge(sub, item) or changed
+            else:
+                changed = self.set(sub, item) or changed
+        return changed
+
+    def delete(self, path: Path) -> bool:
+        """Remove the field at ``path``; True if it was there."""
+        keys = parse_path(path)
+        if not keys or _walk(self._read(), keys, self) is _MISSING:
+            return False
+        parent = self._parent(keys, create=False)
+        del parent[keys[-1]]
+        self._dirty = True
+        return True
+
+    def _parent(self, keys: tuple[Key, ...], create: bool) -> Any:
+        node = self._tree()
+        for depth, key in enumerate(keys[:-1]):
+            child = _child(node, key)
+            if child is _MISSING or child is None:
+                if not create:
+                    raise KeyError(key)
+                child = _yaml.new_map() if isinstance(keys[depth + 1], str) else _yaml.to_node([])
+                if isinstance(key, int):
+                    node.append(child)
+                else:
+                    node[key] = child
+            elif not isinstance(child, dict | list):
+                raise FieldTypeError(
+                    f"{self!r}: {format_path(keys[: depth + 1])} is not a map or list",
+                    obj=self,
+                    field=format_path(keys[: depth + 1]),
+                )
+            node = child
+        return node
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole object as plain Python (a copy)."""
+        plain = _yaml.to_plain(self._read())
+        assert isinstance(plain, dict)
+        return plain
+
+    # --- typed views ------------------------------------------------------------------------
+
+    def as_model(self, model: type[M], path: Path = "") -> M:
+        """The sub-tree at ``path`` validated as a pydantic model; errors name the field."""
+        from .models import validate_model
+
+        keys = parse_path(path)
+        data = self.get(keys, {}) if keys else self.to_dict()
+        return validate_model(model, data, obj=self, prefix=format_path(keys))
+
+    def write_model(self, value: Any, path: Path = "") -> bool:
+        """Merge a pydantic model (or mapping) back into ``path``, keeping untouched comments.
+
+        Fields the model dumps as ``None`` are removed; fields it does not know are kept.
+        """
+        from .models import dump_model
+
+        data = dump_model(value)
+        return self.merge(path, data)
+
+    # --- metadata -----------------------------------------------------------------------------
+
+    @property
+    def labels(self) -> MutableMapping[str, str]:
+        """Live map of ``metadata.labels`` (writes go to the object)."""
+        return _FieldMap(self, ("metadata", "labels"))
+
+    @property
+    def annotations(self) -> MutableMapping[str, str]:
+        """Live map of ``metadata.annotations`` (writes go to the object)."""
+        return _FieldMap(self, ("metadata", "annotations"))
+
+    @property
+    def is_local_config(self) -> bool:
+        return str(self.annotations.get(ANN_LOCAL_CONFIG, "")).lower() == "true"
+
+    @property
+    def path(self) -> str | None:
+        """The file the item lives in, relative to the package (kpt's path annotation)."""
+        ann = self.annotations
+        return ann.get(ANN_PATH) or ann.get(ANN_LEGACY_PATH)
+
+    def set_path(self, path: str) -> None:
+        """Place the item in a file of the package (both path annotations, kept together)."""
+        from .pkgpath import check_relative_path
+
+        check_relative_path(path, obj=self)
+        self.annotations[ANN_PATH] = path
+        self.annotations[ANN_LEGACY_PATH] = path
+
+    @property
+    def package_path(self) -> str | None:
+        """The package folder on disk, as kpt gives it to exec functions (absolute)."""
+        return self.annotations.get(ANN_PACKAGE_PATH)
+
+    @property
+    def owner_references(self) -> list[dict[str, Any]]:
+        value = self.get("metadata.ownerReferences", [])
+        return value if isinstance(value, list) else []
+
+    def is_owned_by(self, owner: KubeObject) -> bool:
+        return any(
+            ref.get("kind") == owner.kind
+            and ref.get("name") == owner.name
+            and ref.get("apiVersion") == owner.api_version
+            for ref in self.owner_references
+        )
+
+    def add_owner_reference(self, owner: KubeObject, **extra: Any) -> None:
+        ref: dict[str, Any] = {
+            "apiVersion": owner.api_version,
+            "kind": owner.kind,
+            "name": owner.name,
+            **extra,
+        }
+        refs = self.owner_references
+        if ref not in refs:
+            self.set("metadata.ownerReferences", [*refs, ref])
+
+    # --- output ---------------------------------------------------------------------------------
+
+    @property
+    def changed(self) -> bool:
+        """True when the object will be re-serialised (new or edited)."""
+        return self._dirty
+
+    def to_yaml(self) -> str:
+        """The object as one YAML document (the original text if never edited)."""
+        if not self._dirty and self._src is not None:
+            return self._doc_text()
+        return _yaml.dump_rt(self._tree())
+
+    def to_item(self) -> str:
+        """The object as a block-sequence entry of a ResourceList's ``items``."""
+        if not self._dirty and self._src is not None:
+            return self._src if self._src_form == "item" else doc_to_item(self._src)
+        return doc_to_item(_yaml.dump_rt(self._tree()))
+
+
+class _FieldMap(MutableMapping[str, str]):
+    """A live view of a string map in an object (labels, annotations)."""
+
+    def __init__(self, obj: KubeObject, path: tuple[str, ...]) -> None:
+        self._obj = obj
+        self._path = path
+
+    def _map(self) -> dict[str, Any]:
+        value = _walk(self._obj._read(), self._path, self._obj)
+        return value if isinstance(value, dict) else {}
+
+    def __getitem__(self, key: str) -> str:
+        value = self._map()[key]
+        return "" if value is None else str(value)
+
+    def __setitem__(self, key: str, value: str) -> None:
+        self._obj.set((*self._path, key), str(value))
+
+    def __delitem__(self, key: str) -> None:
+        if not self._obj.delete((*self._path, key)):
+            raise KeyError(key)
+        if not self._map():
+            self._obj.delete(self._path)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([str(key) for key in self._map()])
+
+    def __len__(self) -> int:
+        return len(self._map())
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+def _str(value: Any) -> str:
+    return "" if value is _MISSING or value is None else str(value)
+
+
+def _child(node: Any, key: Key) -> Any:
+    if isinstance(key, int):
+        if isinstance(node, list) and -len(node) <= key < len(node):
+            return node[key]
+        return _MISSING
+    if isinstance(node, dict):
+        return node.get(key, _MISSING)
+    return _MISSING
+
+
+def _walk(node: Any, keys: tuple[Key, ...], obj: KubeObject | None = None) -> Any:
+    for depth, key in enumerate(keys):
+        if node is None:
+            return _MISSING
+        if isinstance(key, int) and not isinstance(node, list):
+            if isinstance(node, dict) and obj is not None:
+                raise FieldTypeError(
+                    f"{obj!r}: {format_path(keys[:depth])} is a map, not a list",
+                    obj=obj,
+                    field=format_path(keys[:depth]),
+                )
+            return _MISSING
+        if isinstance(key, str) and not isinstance(node, dict):
+            if obj is not None and depth > 0:
+                raise FieldTypeError(
+                    f"{obj!r}: {format_path(keys[:depth])} is not a map",
+                    obj=obj,
+                    field=format_path(keys[:depth]),
+                )
+            return _MISSING
+        node = _child(node, key)
+        if node is _MISSING:
+            return _MISSING
+    return node
+
+
+def _assign(old: Any, new: Any) -> Any:
+    """The node to store for ``new``, reusing ``old``'s nodes (and comments) where equal."""
+    if isinstance(new, Mapping):
+        if isinstance(old, dict) and not isinstance(old, list):
+            for key in [k for k in old if k not in new]:
+                del old[key]
+            for key, value in new.items():
+                current = old.get(key, _MISSING)
+                if current is not _MISSING and _yaml.to_plain(current) == value:
+                    continue
+                old[key] = _assign(current, value)
+            return old
+        node = _yaml.new_map()
+        for key, value in new.items():
+            node[key] = _assign(_MISSING, value)
+        return node
+    if isinstance(new, list | tuple):
+        if isinstance(old, list):
+            del old[len(new) :]
+            for index, value in enumerate(new):
+                if index < len(old):
+                    if _yaml.to_plain(old[index]) != value:
+                        old[index] = _assign(old[index], value)
+                else:
+                    old.append(_assign(_MISSING, value))
+            return old
+        return _yaml.to_node([_assign(_MISSING, value) for value in new])
+    return _yaml.restyle(old, new)
+
+
+def _drop_none(value: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        key: _drop_none(item) if isinstance(item, Mapping) else item
+        for key, item in value.items()
+        if item is not None
+    }
+
+
+def item_to_doc(text: str) -> str:
+    """A ResourceList items entry (``- `` + indented lines) as a standalone document."""
+    lines = text.split("\n")
+    first = lines[0]
+    out = [first[2:] if first.startswith("- ") else first[1:]]
+    out.extend(line[2:] if line.startswith("  ") else line.lstrip(" ") for line in lines[1:])
+    return "\n".join(out)
+
+
+def doc_to_item(text: str) -> str:
+    """A standalone document as a ResourceList items entry."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    out = ["- " + lines[0]] if lines else ["- {}"]
+    out.extend("  " + line if line else "" for line in lines[1:])
+    return "\n".join(out) + "\n"

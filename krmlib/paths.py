@@ -1,0 +1,48 @@
+"""Field paths: ``spec.containers[0].image``, ``metadata.annotations["a.b/c"]`` or a tuple."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+Key = str | int
+Path = str | Sequence[Key]
+
+_TOKEN = re.compile(r"""\.?([^.\[\]"']+)|\[(\d+)\]|\["([^"]*)"\]|\['([^']*)'\]""")
+
+
+def parse_path(path: Path) -> tuple[Key, ...]:
+    """Split a path into keys (str) and list indexes (int)."""
+    if not isinstance(path, str):
+        return tuple(path)
+    if path == "":
+        return ()
+    keys: list[Key] = []
+    pos = 0
+    while pos < len(path):
+        match = _TOKEN.match(path, pos)
+        if match is None or match.end() == pos:
+            raise ValueError(f"invalid field path {path!r} at position {pos}")
+        name, index, dq, sq = match.groups()
+        if index is not None:
+            keys.append(int(index))
+        else:
+            keys.append(next(part for part in (name, dq, sq) if part is not None))
+        pos = match.end()
+    return tuple(keys)
+
+
+_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def format_path(keys: Sequence[Key]) -> str:
+    """The inverse of :func:`parse_path`, in the form kpt results use."""
+    out = ""
+    for key in keys:
+        if isinstance(key, int):
+            out += f"[{key}]"
+        elif _PLAIN_KEY.match(key):
+            out += f".{key}" if out else key
+        else:
+            out += f'["{key}"]'
+    return out

@@ -1,0 +1,243 @@
+"""Reading and writing ResourceLists, Lists and plain streams.
+
+kpt writes a ResourceList in one regular block style: ``items:`` at column 0, each item a ``- ``
+entry whose lines are indented by two. The reader splits that text into items without parsing
+them; an item is parsed only when a function reads it, and written back as its original text when
+nothing changed it. Anything irregular falls back to a full round-trip parse.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from . import _yaml
+from .collection import Items
+from .errors import InputError
+from .object import KubeObject, doc_to_item
+from .results import Results
+
+RL_API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
+RL_KIND = "ResourceList"
+
+InputForm = Literal["resourcelist", "list", "stream"]
+
+
+@dataclass
+class ResourceList:
+    """The function's input and output: items, the functionConfig and the results."""
+
+    items: Items = field(default_factory=Items)
+    function_config: KubeObject | None = None
+    results: Results = field(default_factory=Results)
+    form: InputForm = "resourcelist"
+    api_version: str = "config.kubernetes.io/v1"
+    # Top-level sections of the input we do not interpret, kept as text (in input order).
+    _extra: list[tuple[str, str]] = field(default_factory=list)
+    _input_results: str = ""
+
+    # --- reading ----------------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, text: str) -> ResourceList:
+        """Read a ResourceList, a v1 List or a stream of objects."""
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        _yaml.check_bounds(text)
+        fast = _split(text)
+        rl = fast if fast is not None else _parse_full(text)
+        for index, obj in enumerate(rl.items):
+            _check_item(obj, index)
+        return rl
+
+    # --- writing ----------------------------------------------------------------------------
+
+    def to_yaml(self, with_results: bool = True) -> str:
+        """One YAML document: the ResourceList (items in their order, then results)."""
+        out = [f"apiVersion: {self.api_version}\n", f"kind: {RL_KIND}\n"]
+        if len(self.items):
+            out.append("items:\n")
+            out.extend(obj.to_item() for obj in self.items)
+        else:
+            out.append("items: []\n")
+        if self.function_config is not None:
+            config = self.function_config.to_yaml()
+            out.append("functionConfig:\n")
+            out.append(_indent(config))
+        for _key, section in self._extra:
+            out.append(section)
+        results = self.results.sorted() if with_results else []
+        if results or self._input_results:
+            out.append("results:\n")
+            out.append(self._input_results)
+            out.extend(doc_to_item(_yaml.dump_rt(_yaml.to_node(r.to_dict()))) for r in results)
+        return "".join(out)
+
+    def to_stream(self) -> str:
+        """The items as a multi-document stream (standalone use)."""
+        return "---\n".join(obj.to_yaml() for obj in self.items)
+
+
+def _indent(text: str) -> str:
+    return "".join("  " + line if line.strip() else "\n" for line in text.splitlines(keepends=True))
+
+
+_TOP_KEY = re.compile(r"^([A-Za-z][A-Za-z0-9_]*):(.*)$")
+
+
+def _split(text: str) -> ResourceList | None:
+    """The fast path: split kpt's regular ResourceList layout; None if the text is irregular."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    start = 0
+    if lines and lines[0].rstrip() == "---":
+        start = 1
+    sections: list[tuple[str, str, list[str]]] = []  # (key, inline value, body lines)
+    for line in lines[start:]:
+        if not line or line[0] == " ":
+            if not sections:
+                return None
+            sections[-1][2].append(line)
+            continue
+        if line[0] == "-":
+            if not sections or not (line == "-" or line.startswith("- ")):
+                return None
+            sections[-1][2].append(line)
+            continue
+        match = _TOP_KEY.match(line)
+        if match is None:
+            return None  # comments at column 0, documents markers, flow style: full parse
+        sections.append((match.group(1), match.group(2).strip(), []))
+    keys = [key for key, _, _ in sections]
+    if len(set(keys)) != len(keys):
+        return None
+    header = {key: value for key, value, body in sections if not body}
+    kind = header.get("kind")
+    api_version = header.get("apiVersion", "")
+    if kind not in (RL_KIND, "List"):
+        return None
+    if kind == RL_KIND and api_version not in RL_API_VERSIONS:
+        return None
+    rl = ResourceList(form="resourcelist" if kind == RL_KIND else "list")
+    if kind == RL_KIND:
+        rl.api_version = "config.kubernetes.io/v1"
+    has_items = False
+    for key, value, body in sections:
+        if key in ("apiVersion", "kind"):
+            if body:
+                return None
+            continue
+        if key == "items":
+            has_items = True
+            if value == "[]" and not body:
+                continue
+            if value or not _split_items(body, rl):
+                return None
+        elif key == "functionConfig":
+            if value and value != "{}":
+                return None
+            if body:
+                doc = "\n".join(line[2:] if line.startswith("  ") else line for line in body)
+                rl.function_config = KubeObject.from_yaml(doc)
+        elif key == "results":
+            if value == "[]":
+                continue
+            if value:
+                return None
+            rl._input_results = "\n".join(body) + "\n"
+        else:
+            rl._extra.append(
+                (key, "\n".join([f"{key}:{' ' + value if value else ''}", *body]) + "\n")
+            )
+    if not has_items:
+        raise InputError("the ResourceList has no items")
+    return rl
+
+
+_ALIAS = re.compile(r"(?:^|[\s\[{,:-])\*[^\s\[\]{},]", re.M)
+
+
+def _split_items(body: list[str], rl: ResourceList) -> bool:
+    current: list[str] = []
+    chunks: list[list[str]] = []
+    for line in body:
+        if line.startswith("-"):
+            if current:
+                chunks.append(current)
+            if line == "-":
+                return False
+            current = [line]
+        else:
+            if not current:
+                if line.strip():
+                    return False
+                continue
+            current.append(line)
+    if current:
+        chunks.append(current)
+    for chunk in chunks:
+        text = "\n".join(chunk) + "\n"
+        if "*" in text and _ALIAS.search(text):
+            return False  # an alias may point into another item: parse the whole list
+        rl.items.append(KubeObject(src=text, form="item"))
+    return True
+
+
+def _parse_full(text: str) -> ResourceList:
+    """The slow path: any YAML the round-trip parser reads."""
+    docs = _yaml.load_rt_all(text)
+    if len(docs) == 1 and isinstance(docs[0], dict) and docs[0].get("kind") in (RL_KIND, "List"):
+        doc = docs[0]
+        kind = doc.get("kind")
+        if kind == RL_KIND and doc.get("apiVersion") not in RL_API_VERSIONS:
+            raise InputError(
+                f"unsupported ResourceList apiVersion {doc.get('apiVersion')!r}",
+                field="apiVersion",
+            )
+        if "items" not in doc:
+            raise InputError("the ResourceList has no items", field="items")
+        items = doc.get("items") or []
+        if not isinstance(items, list):
+            raise InputError("items must be a list", field="items")
+        rl = ResourceList(form="resourcelist" if kind == RL_KIND else "list")
+        for index, item in enumerate(items):
+            rl.items.append(_node_object(item, f"items[{index}]"))
+        config = doc.get("functionConfig")
+        if isinstance(config, dict) and config:
+            rl.function_config = KubeObject(node=config)
+            rl.function_config._dirty = False
+        results = doc.get("results")
+        if isinstance(results, list) and results:
+            rl._input_results = doc_to_item_list(results)
+        return rl
+    rl = ResourceList(form="stream")
+    for index, doc in enumerate(docs):
+        rl.items.append(_node_object(doc, f"document {index + 1}"))
+    return rl
+
+
+def _check_item(obj: KubeObject, index: int) -> None:
+    """Every item needs apiVersion, kind and metadata.name (read cheaply, parsed if unsure)."""
+    try:
+        head = (obj.api_version, obj.kind, obj.name)
+    except InputError as exc:
+        raise InputError(
+            f"items[{index}]: {exc.message}", line=exc.line, column=exc.column
+        ) from None
+    for value, path in zip(head, ("apiVersion", "kind", "metadata.name"), strict=True):
+        if not value:
+            raise InputError(f"items[{index}] has no {path}", field=path)
+
+
+def _node_object(node: Any, where: str) -> KubeObject:
+    if not isinstance(node, dict):
+        raise InputError(f"{where} is not a mapping")
+    obj = KubeObject(node=node)
+    obj._dirty = False
+    return obj
+
+
+def doc_to_item_list(values: list[Any]) -> str:
+    return "".join(doc_to_item(_yaml.dump_rt(value)) for value in values)

@@ -1,0 +1,196 @@
+"""Results: the v1 ``results`` list, with explicit severity; pass/fail is computed from them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .errors import KrmError
+    from .object import KubeObject
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
+@dataclass(frozen=True)
+class Result:
+    """One entry of ``results``. Severity is always written out."""
+
+    message: str
+    severity: Severity = Severity.ERROR
+    resource_ref: dict[str, str] | None = None
+    field_path: str | None = None
+    current_value: Any = None
+    proposed_value: Any = None
+    file_path: str | None = None
+    file_index: int | None = None
+    tags: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"message": self.message, "severity": self.severity.value}
+        if self.resource_ref:
+            out["resourceRef"] = dict(self.resource_ref)
+        if self.field_path:
+            fld: dict[str, Any] = {"path": self.field_path}
+            if self.current_value is not None:
+                fld["currentValue"] = self.current_value
+            if self.proposed_value is not None:
+                fld["proposedValue"] = self.proposed_value
+            out["field"] = fld
+        if self.file_path:
+            file: dict[str, Any] = {"path": self.file_path}
+            if self.file_index is not None:
+                file["index"] = self.file_index
+            out["file"] = file
+        if self.tags:
+            out["tags"] = dict(sorted(self.tags.items()))
+        return out
+
+    def sort_key(self) -> tuple[Any, ...]:
+        ref = self.resource_ref or {}
+        return (
+            _RANK[self.severity],
+            self.file_path or "",
+            self.file_index if self.file_index is not None else -1,
+            ref.get("apiVersion", ""),
+            ref.get("kind", ""),
+            ref.get("namespace", ""),
+            ref.get("name", ""),
+            self.field_path or "",
+            self.message,
+        )
+
+    def __str__(self) -> str:
+        where = ""
+        if self.resource_ref:
+            ref = self.resource_ref
+            where = f" [{ref.get('kind')}/{ref.get('name')}]"
+        if self.field_path:
+            where += f" {self.field_path}"
+        return f"{self.severity.value}:{where} {self.message}"
+
+
+class Results:
+    """The results of one run: ``results.error(msg, obj=, field=)``, ``.warning``, ``.info``."""
+
+    def __init__(self) -> None:
+        self._items: list[Result] = []
+
+    def add(self, result: Result) -> Result:
+        if result not in self._items:
+            self._items.append(result)
+        return result
+
+    def _make(
+        self,
+        severity: Severity,
+        message: str,
+        obj: KubeObject | None,
+        field: str | None,
+        current: Any,
+        proposed: Any,
+        tags: dict[str, str] | None,
+        file: str | None,
+    ) -> Result:
+        ref = obj.ref() if obj is not None else None
+        file_path = file
+        index: int | None = None
+        if obj is not None and file is None:
+            try:
+                file_path = obj.path
+                raw = obj.annotations.get("internal.config.kubernetes.io/index")
+                index = int(raw) if raw and raw.isdigit() else None
+            except Exception:  # an unreadable item still gets its result
+                file_path = None
+        return self.add(
+            Result(
+                message=message,
+                severity=severity,
+                resource_ref=ref,
+                field_path=field,
+                current_value=current,
+                proposed_value=proposed,
+                file_path=file_path,
+                file_index=index if file_path else None,
+                tags=dict(tags or {}),
+            )
+        )
+
+    def error(
+        self,
+        message: str,
+        obj: KubeObject | None = None,
+        field: str | None = None,
+        *,
+        current: Any = None,
+        proposed: Any = None,
+        tags: dict[str, str] | None = None,
+        file: str | None = None,
+    ) -> Result:
+        return self._make(Severity.ERROR, message, obj, field, current, proposed, tags, file)
+
+    def warning(
+        self,
+        message: str,
+        obj: KubeObject | None = None,
+        field: str | None = None,
+        *,
+        current: Any = None,
+        proposed: Any = None,
+        tags: dict[str, str] | None = None,
+        file: str | None = None,
+    ) -> Result:
+        return self._make(Severity.WARNING, message, obj, field, current, proposed, tags, file)
+
+    def info(
+        self,
+        message: str,
+        obj: KubeObject | None = None,
+        field: str | None = None,
+        *,
+        current: Any = None,
+        proposed: Any = None,
+        tags: dict[str, str] | None = None,
+        file: str | None = None,
+    ) -> Result:
+        return self._make(Severity.INFO, message, obj, field, current, proposed, tags, file)
+
+    def from_error(self, exc: KrmError) -> Result:
+        """The error result for an expected failure."""
+        message = str(exc)
+        ref = None
+        file_path = exc.file
+        if exc.obj is not None:
+            try:
+                ref = exc.obj.ref()
+                file_path = file_path or exc.obj.path
+            except Exception:
+                ref = None
+        return self.add(
+            Result(message=message, resource_ref=ref, field_path=exc.field, file_path=file_path)
+        )
+
+    @property
+    def has_errors(self) -> bool:
+        return any(r.severity is Severity.ERROR for r in self._items)
+
+    def sorted(self) -> list[Result]:
+        return sorted(self._items, key=Result.sort_key)
+
+    def __iter__(self) -> Iterator[Result]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __bool__(self) -> bool:
+        return bool(self._items)

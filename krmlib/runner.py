@@ -1,0 +1,174 @@
+"""The runner: stdin → process → stdout, ``--help``, and standalone file mode."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from .config import FunctionConfig, parse_config
+from .errors import KrmError
+from .object import KubeObject
+from .resourcelist import ResourceList
+
+C = TypeVar("C", bound=FunctionConfig)
+Process = Callable[[ResourceList, Any], None]
+
+
+def run_text(
+    process: Process, config_model: type[FunctionConfig] | None, text: str
+) -> tuple[str, int]:
+    """Run a function on ResourceList text; (output ResourceList text, exit code)."""
+    rl = run_resource_list(process, config_model, text)
+    return rl.to_yaml(), (1 if rl.results.has_errors else 0)
+
+
+def run_resource_list(
+    process: Process, config_model: type[FunctionConfig] | None, text: str
+) -> ResourceList:
+    """Parse, configure and process; every expected failure becomes an error result."""
+    try:
+        rl = ResourceList.parse(text)
+    except KrmError as exc:
+        rl = ResourceList()
+        rl.results.from_error(exc)
+        return rl
+    return process_resource_list(process, config_model, rl)
+
+
+def process_resource_list(
+    process: Process, config_model: type[FunctionConfig] | None, rl: ResourceList
+) -> ResourceList:
+    try:
+        config = (
+            parse_config(config_model, rl.function_config, rl.results) if config_model else None
+        )
+        process(rl, config)
+    except KrmError as exc:
+        rl.results.from_error(exc)
+    except Exception as exc:  # a bug: say so as a result, with the traceback on stderr
+        traceback.print_exc(file=sys.stderr)
+        rl.results.error(f"internal error: {type(exc).__name__}: {exc}")
+    return rl
+
+
+def decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise KrmError(
+            f"input is not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start}"
+        ) from None
+
+
+def run(
+    process: Process,
+    config_model: type[FunctionConfig] | None = None,
+    *,
+    name: str,
+    help_text: str | Callable[[], str] = "",
+    argv: Sequence[str] | None = None,
+) -> int:
+    """The console-script entry point of a function. Returns the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(prog=name, add_help=False)
+    parser.add_argument("-h", "--help", action="store_true")
+    parser.add_argument("--fn-config", dest="fn_config")
+    parser.add_argument("--output", choices=("stream", "resourcelist"), default=None)
+    parser.add_argument("paths", nargs="*")
+    opts, unknown = parser.parse_known_args(args)
+    if opts.help:
+        text = help_text() if callable(help_text) else help_text
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return 0
+    if unknown:
+        sys.stderr.write(f"{name}: unknown arguments {' '.join(unknown)} (see --help)\n")
+        return 2
+    if opts.paths or opts.fn_config:
+        return _run_files(process, config_model, name, opts.paths, opts.fn_config, opts.output)
+    try:
+        text = decode(sys.stdin.buffer.read())
+    except KrmError as exc:
+        rl = ResourceList()
+        rl.results.from_error(exc)
+        _write(rl.to_yaml())
+        return 1
+    rl = run_resource_list(process, config_model, text)
+    _write(rl.to_yaml())
+    return 1 if rl.results.has_errors else 0
+
+
+def _write(text: str) -> None:
+    sys.stdout.buffer.write(text.encode("utf-8"))
+    sys.stdout.flush()
+
+
+def _run_files(
+    process: Process,
+    config_model: type[FunctionConfig] | None,
+    name: str,
+    paths: list[str],
+    fn_config: str | None,
+    output: str | None,
+) -> int:
+    """Standalone mode: read YAML files and folders, print a stream (or a ResourceList)."""
+    rl = ResourceList(form="stream")
+    try:
+        for obj in read_files(paths or ["-"]):
+            rl.items.append(obj)
+        if fn_config:
+            config_text = decode(Path(fn_config).read_bytes())
+            docs = ResourceList.parse(config_text)
+            if len(docs.items) != 1:
+                raise KrmError(f"{fn_config}: expected exactly one config object")
+            rl.function_config = docs.items[0]
+    except (KrmError, OSError) as exc:
+        message = exc.message if isinstance(exc, KrmError) else str(exc)
+        sys.stderr.write(f"{name}: error: {message}\n")
+        return 1
+    process_resource_list(process, config_model, rl)
+    if output == "resourcelist":
+        _write(rl.to_yaml())
+    else:
+        _write(rl.to_stream())
+        for result in rl.results.sorted():
+            sys.stderr.write(f"{name}: {result}\n")
+    return 1 if rl.results.has_errors else 0
+
+
+def read_files(paths: Sequence[str]) -> list[KubeObject]:
+    """Objects from YAML files (folders recursively, in name order); ``-`` is stdin.
+
+    Each object gets kpt's path and index annotations relative to the folder it was found in.
+    """
+    from .object import ANN_INDEX, ANN_LEGACY_INDEX
+
+    objects: list[KubeObject] = []
+    for raw in paths:
+        if raw == "-":
+            found = [("", sys.stdin.buffer.read())]
+        else:
+            root = Path(raw)
+            files = sorted(p for p in root.rglob("*") if _is_yaml(p)) if root.is_dir() else [root]
+            found = [
+                (os.path.relpath(f, root) if root.is_dir() else f.name, f.read_bytes())
+                for f in files
+            ]
+        for rel, data in found:
+            text = decode(data)
+            parsed = ResourceList.parse(text)
+            for index, obj in enumerate(parsed.items):
+                if rel:
+                    obj.set_path(rel)
+                    obj.annotations[ANN_INDEX] = str(index)
+                    obj.annotations[ANN_LEGACY_INDEX] = str(index)
+                objects.append(obj)
+    return objects
+
+
+def _is_yaml(path: Path) -> bool:
+    return path.is_file() and (path.suffix in (".yaml", ".yml") or path.name == "Kptfile")
