@@ -13,6 +13,11 @@ FUNCTIONS = {
     "applyset-labeler": "krmfn.applyset_labeler.__main__",
 }
 
+COMMANDS = {
+    "prepare-all": "krmfn.preparer.commands",
+    "deployment": "krmfn.merger.commands",
+}
+
 USAGE = """usage: krmfn COMMAND [ARGS...]
 
 Functions (each also installed as krmfn-<name>; stdin/stdout ResourceList filters):
@@ -40,9 +45,9 @@ def main(argv: list[str] | None = None) -> int:
         module = importlib.import_module(FUNCTIONS[command])
         sys.argv = [f"krmfn-{command}", *rest]
         return int(module.main())
-    if command in ("prepare-all", "deployment"):
+    if command in COMMANDS:
         try:
-            module = importlib.import_module("krmfn.preparer.commands")
+            module = importlib.import_module(COMMANDS[command])
         except ModuleNotFoundError:
             sys.stderr.write(f"krmfn {command}: not built yet\n")
             return 1

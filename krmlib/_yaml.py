@@ -21,15 +21,15 @@ from typing import Any
 import yaml
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from .errors import InputError
 
 # Bounds that keep hostile input from exhausting memory or the stack.
-MAX_ALIASES = 100
 MAX_DEPTH = 500
-MAX_NODES = 5_000_000
+MAX_NODES = 1_000_000
 
 # --- scalars that other readers would not take as strings -------------------------------------
 
@@ -157,16 +157,48 @@ _DEEP_FLOW = re.compile(r"(?:[\[{]\s*){64}")
 
 def check_bounds(text: str) -> None:
     """Reject input whose shape would make a YAML engine blow up (alias bombs, deep nesting)."""
-    if "&" in text and "*" in text and _ANCHOR.search(text):
-        count = len(_ALIAS.findall(text))
-        if count > MAX_ALIASES:
-            raise InputError(f"too many YAML aliases ({count}, at most {MAX_ALIASES})")
+    if "&" in text and "*" in text and _ANCHOR.search(text) and _ALIAS.search(text):
+        _check_alias_expansion(text)
     if ("[" in text or "{" in text) and _DEEP_FLOW.search(text):
         depth = _flow_depth(text)
         if depth > MAX_DEPTH:
             raise InputError(f"YAML nesting too deep ({depth} levels, at most {MAX_DEPTH})")
     if _max_indent(text) > 2 * MAX_DEPTH:
         raise InputError(f"YAML nesting too deep (indentation over {2 * MAX_DEPTH} columns)")
+
+
+def _check_alias_expansion(text: str) -> None:
+    """Refuse documents whose aliases would expand to more than MAX_NODES nodes."""
+    memo: dict[int, int] = {}
+
+    def size(node: Any) -> int:
+        key = id(node)
+        if key in memo:
+            return memo[key]
+        memo[key] = 1  # a recursive alias counts once
+        total = 1
+        if isinstance(node, yaml.SequenceNode):
+            total += sum(size(child) for child in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            total += sum(size(k) + size(v) for k, v in node.value)
+        memo[key] = total
+        return total
+
+    try:
+        loader = _FastLoader(text)
+        try:
+            while loader.check_node():
+                node = loader.get_node()
+                if node is not None and size(node) > MAX_NODES:
+                    raise InputError(
+                        f"YAML aliases expand to more than {MAX_NODES} nodes (an alias bomb?)"
+                    )
+        finally:
+            loader.dispose()
+    except yaml.YAMLError:
+        return  # the real parse reports syntax errors with their position
+    except RecursionError:
+        raise InputError("YAML nesting too deep") from None
 
 
 def _flow_depth(text: str) -> int:
@@ -235,8 +267,64 @@ class _Representer(RoundTripRepresenter):
 _Representer.add_representer(str, _represent_str)
 
 
+class StyledBool(int):
+    """A boolean as written (``True``, ``TRUE``): emitted as its original text."""
+
+    text: str
+
+    def __new__(cls, value: bool, text: str) -> StyledBool:
+        obj = super().__new__(cls, bool(value))
+        obj.text = text
+        return obj
+
+    def __bool__(self) -> bool:
+        return int(self) != 0
+
+
+class StyledNull:
+    """A null written ``~`` or ``Null``: emitted as its original text, read as None."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __eq__(self, other: object) -> bool:
+        return other is None or isinstance(other, StyledNull)
+
+    def __hash__(self) -> int:
+        return hash(None)
+
+
+class _Constructor12(RoundTripConstructor):
+    def construct_yaml_sbool(self, node: Any) -> Any:
+        value = super().construct_yaml_sbool(node)
+        if node.value in ("true", "false") or not isinstance(value, bool):
+            return value
+        return StyledBool(value, node.value)
+
+    def construct_yaml_null(self, node: Any) -> Any:
+        if node.value in ("null", ""):
+            return None
+        return StyledNull(node.value)
+
+
+_Constructor12.add_constructor("tag:yaml.org,2002:bool", _Constructor12.construct_yaml_sbool)
+_Constructor12.add_constructor("tag:yaml.org,2002:null", _Constructor12.construct_yaml_null)
+
+
+def _represent_styled(representer: RoundTripRepresenter, data: Any) -> Any:
+    tag = "tag:yaml.org,2002:bool" if isinstance(data, StyledBool) else "tag:yaml.org,2002:null"
+    return representer.represent_scalar(tag, data.text)
+
+
+_Representer.add_representer(StyledBool, _represent_styled)
+_Representer.add_representer(StyledNull, _represent_styled)
+
+
 def _make_yaml() -> YAML:
     engine = YAML(typ="rt")
+    engine.Constructor = _Constructor12
     engine.Representer = _Representer
     engine.preserve_quotes = True
     engine.width = 1_000_000
@@ -318,6 +406,10 @@ def to_plain(value: Any, budget: list[int] | None = None) -> Any:
         return [to_plain(v, budget) for v in value]
     if isinstance(value, bool) or value is None:
         return value
+    if isinstance(value, StyledBool):
+        return bool(value)
+    if isinstance(value, StyledNull):
+        return None
     if isinstance(value, str):
         return str(value)
     if isinstance(value, int):

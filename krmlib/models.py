@@ -64,7 +64,7 @@ def _first_field(exc: ValidationError, prefix: str) -> str | None:
 def dump_model(value: Any) -> dict[str, Any]:
     """A pydantic model (or a mapping) as plain data, by alias, in JSON types."""
     if hasattr(value, "model_dump"):
-        data = value.model_dump(mode="json", by_alias=True, exclude_unset=False)
+        data = value.model_dump(mode="json", by_alias=True, exclude_unset=True)
         assert isinstance(data, dict)
         return data
     return dict(value)

@@ -180,7 +180,7 @@ class KubeObject:
     def get(self, path: Path, default: Any = None) -> Any:
         """The value at ``path`` as plain Python (a copy), or ``default`` when absent."""
         value = _walk(self._read(), parse_path(path), self)
-        if value is _MISSING or value is None:
+        if value is _MISSING or value is None or isinstance(value, _yaml.StyledNull):
             return default
         return _yaml.to_plain(value)
 

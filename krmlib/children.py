@@ -1,0 +1,311 @@
+"""Owned children: a function declares the children it wants per owner; this module syncs them.
+
+A function that expands an owner (an ``Interface``, say) into children (``IPAllocation``s) says
+*what* it wants; :func:`sync_children` finds the children the owner already has and decides, per
+child, whether to create, leave, update or mark it for deletion; :func:`collect_orphans` marks the
+children whose owner is gone. The function then reacts to the returned changes (conditions,
+results). Nothing here knows about a particular kind.
+
+Two policies are pluggable:
+
+- *ownership*, how a child names its owner: :class:`OwnerReferences` (``metadata.ownerReferences``
+  with apiVersion, kind, name) or :class:`OwnerAnnotation` (one annotation whose value is
+  ``<apiVersion>.<Kind>.<name>``, as Nephio's specializer writes it);
+- *deletion*, how a child is marked for deletion (it stays in the package until a controller
+  removes it): :class:`DeletionTimestamp` (``metadata.deletionTimestamp``, RFC 3339 UTC, honouring
+  ``SOURCE_DATE_EPOCH``; a child already marked keeps its first timestamp) or
+  :class:`DeleteAnnotation`.
+
+Children are matched to the desired ones by apiVersion, kind and name, so a function that puts a
+hash of the spec into the name gets "mark the old one, create the new one" on a spec change, and one
+that keeps names stable gets an update in place. Namespaces are not compared (a package is one
+scope).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal, Protocol
+
+from .collection import Items
+from .errors import KrmError
+from .object import KubeObject
+from .pkgpath import default_file_name
+
+__all__ = [
+    "Action",
+    "ChildChange",
+    "DeleteAnnotation",
+    "Deletion",
+    "DeletionTimestamp",
+    "OwnerAnnotation",
+    "OwnerKey",
+    "OwnerReferences",
+    "Ownership",
+    "collect_orphans",
+    "now_rfc3339",
+    "sync_children",
+]
+
+Action = Literal["create", "unchanged", "update", "delete", "pending-delete", "conflict"]
+"""What happened to a child:
+
+- ``create``: added to the package;
+- ``unchanged``: already as desired;
+- ``update``: the compared fields were rewritten in place (or a child marked for deletion was
+  wanted again and got its mark removed);
+- ``delete``: marked for deletion in this run;
+- ``pending-delete``: was already marked, left as it is;
+- ``conflict``: a desired child's name is taken by an item this owner does not own (not touched).
+"""
+
+
+@dataclass(frozen=True)
+class OwnerKey:
+    """The identity of an owner: apiVersion, kind and name."""
+
+    api_version: str
+    kind: str
+    name: str
+
+    @classmethod
+    def of(cls, obj: KubeObject) -> OwnerKey:
+        return cls(obj.api_version, obj.kind, obj.name)
+
+    def __str__(self) -> str:
+        return f"{self.api_version}.{self.kind}.{self.name}"
+
+
+@dataclass(frozen=True)
+class ChildChange:
+    action: Action
+    child: KubeObject
+    owner: OwnerKey
+
+
+class Ownership(Protocol):
+    """How a child points at its owner."""
+
+    def owners(self, child: KubeObject) -> list[OwnerKey]: ...
+
+    def mark(self, child: KubeObject, owner: KubeObject) -> None: ...
+
+
+class Deletion(Protocol):
+    """How a child is marked for deletion."""
+
+    def is_marked(self, child: KubeObject) -> bool: ...
+
+    def mark(self, child: KubeObject) -> None: ...
+
+    def unmark(self, child: KubeObject) -> None: ...
+
+
+@dataclass(frozen=True)
+class OwnerReferences:
+    """Ownership by ``metadata.ownerReferences`` (apiVersion, kind, name; no uid in a package)."""
+
+    def owners(self, child: KubeObject) -> list[OwnerKey]:
+        return [
+            OwnerKey(str(ref["apiVersion"]), str(ref["kind"]), str(ref["name"]))
+            for ref in child.owner_references
+            if isinstance(ref, dict) and all(ref.get(k) for k in ("apiVersion", "kind", "name"))
+        ]
+
+    def mark(self, child: KubeObject, owner: KubeObject) -> None:
+        child.add_owner_reference(owner)
+
+
+@dataclass(frozen=True)
+class OwnerAnnotation:
+    """Ownership by one annotation whose value is ``<apiVersion>.<Kind>.<name>``."""
+
+    key: str
+
+    def owners(self, child: KubeObject) -> list[OwnerKey]:
+        value = child.annotations.get(self.key, "")
+        key = parse_owner(value)
+        return [key] if key is not None else []
+
+    def mark(self, child: KubeObject, owner: KubeObject) -> None:
+        child.annotations[self.key] = str(OwnerKey.of(owner))
+
+
+def parse_owner(value: str) -> OwnerKey | None:
+    """``group/version.Kind.name`` (or ``version.Kind.name`` for the core group)."""
+    group, slash, rest = value.rpartition("/")
+    parts = rest.split(".", 2)
+    if len(parts) != 3 or not all(parts):
+        return None
+    version, kind, name = parts
+    return OwnerKey(f"{group}/{version}" if slash else version, kind, name)
+
+
+def now_rfc3339() -> str:
+    """The current UTC time as RFC 3339 (seconds), or ``SOURCE_DATE_EPOCH`` when set."""
+    raw = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if raw:
+        try:
+            moment = datetime.fromtimestamp(int(raw), UTC)
+        except (ValueError, OverflowError, OSError):
+            raise KrmError(
+                f"SOURCE_DATE_EPOCH must be whole seconds since 1970, got {raw!r}"
+            ) from None
+    else:
+        moment = datetime.now(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True)
+class DeletionTimestamp:
+    """Mark with ``metadata.deletionTimestamp`` (the first mark is kept)."""
+
+    def is_marked(self, child: KubeObject) -> bool:
+        return bool(child.get("metadata.deletionTimestamp"))
+
+    def mark(self, child: KubeObject) -> None:
+        if not self.is_marked(child):
+            child.set("metadata.deletionTimestamp", now_rfc3339())
+
+    def unmark(self, child: KubeObject) -> None:
+        child.delete("metadata.deletionTimestamp")
+
+
+@dataclass(frozen=True)
+class DeleteAnnotation:
+    """Mark with an annotation (``value``, ``"true"`` by default)."""
+
+    key: str
+    value: str = "true"
+
+    def is_marked(self, child: KubeObject) -> bool:
+        return child.annotations.get(self.key, "").lower() == self.value.lower()
+
+    def mark(self, child: KubeObject) -> None:
+        if not self.is_marked(child):
+            child.annotations[self.key] = self.value
+
+    def unmark(self, child: KubeObject) -> None:
+        annotations = child.annotations
+        if self.key in annotations:
+            del annotations[self.key]
+
+
+def _kind_key(obj: KubeObject) -> tuple[str, str]:
+    return obj.api_version, obj.kind
+
+
+def _owned(
+    items: Items, owns: Sequence[tuple[str, str]], ownership: Ownership
+) -> Iterable[tuple[KubeObject, list[OwnerKey]]]:
+    kinds = set(owns)
+    for obj in items:
+        if _kind_key(obj) in kinds:
+            owners = ownership.owners(obj)
+            if owners:
+                yield obj, owners
+
+
+def default_child_path(owner: KubeObject, child: KubeObject) -> str:
+    """``<owner's folder>/<lower kind>_<name>.yaml`` (kpt's default file name)."""
+    folder = posixpath.dirname(owner.path or "")
+    name = default_file_name(child.kind, child.name)
+    return posixpath.join(folder, name) if folder else name
+
+
+def sync_children(
+    items: Items,
+    owner: KubeObject,
+    desired: Sequence[KubeObject],
+    *,
+    owns: Sequence[tuple[str, str]],
+    ownership: Ownership,
+    deletion: Deletion,
+    compare: Sequence[str] = ("spec",),
+) -> list[ChildChange]:
+    """Make ``owner``'s children of the ``owns`` kinds (apiVersion, kind) equal to ``desired``.
+
+    - a desired child with no current counterpart (same apiVersion, kind, name) is marked as
+      owned, placed in the owner's folder (unless it has a path) and inserted after the owner's
+      last child (or the owner);
+    - a counterpart whose ``compare`` fields equal the desired ones is left alone; otherwise those
+      fields are rewritten in place; a counterpart marked for deletion gets its mark removed;
+    - a current child that is not desired is marked for deletion (once).
+
+    Returns one change per desired child (in order), then one per child marked for deletion.
+    """
+    key = OwnerKey.of(owner)
+    current = [child for child, owners in _owned(items, owns, ownership) if key in owners]
+    by_identity = {(c.api_version, c.kind, c.name): c for c in current}
+    anchor = current[-1] if current and items.index(current[-1]) > items.index(owner) else owner
+    changes: list[ChildChange] = []
+    wanted: set[tuple[str, str, str]] = set()
+    for want in desired:
+        identity = (want.api_version, want.kind, want.name)
+        wanted.add(identity)
+        have = by_identity.get(identity)
+        if have is None:
+            other = items.find(want.api_version, want.kind, want.name)
+            if other is not None:
+                changes.append(ChildChange("conflict", other, key))
+                continue
+            child = want.copy()
+            ownership.mark(child, owner)
+            if child.path is None:
+                child.set_path(default_child_path(owner, child))
+            items.append(child, after=anchor)
+            anchor = child
+            changes.append(ChildChange("create", child, key))
+            continue
+        changed = False
+        if deletion.is_marked(have):
+            deletion.unmark(have)
+            changed = True
+        for path in compare:
+            value = want.get(path)
+            if value is None:
+                changed = have.delete(path) or changed
+            elif have.get(path) != value:
+                changed = have.set(path, value) or changed
+        changes.append(ChildChange("update" if changed else "unchanged", have, key))
+    for child in current:
+        if (child.api_version, child.kind, child.name) in wanted:
+            continue
+        changes.append(_mark(child, key, deletion))
+    return changes
+
+
+def _mark(child: KubeObject, owner: OwnerKey, deletion: Deletion) -> ChildChange:
+    if deletion.is_marked(child):
+        return ChildChange("pending-delete", child, owner)
+    deletion.mark(child)
+    return ChildChange("delete", child, owner)
+
+
+def collect_orphans(
+    items: Items,
+    owner_kind: tuple[str, str],
+    *,
+    owns: Sequence[tuple[str, str]],
+    ownership: Ownership,
+    deletion: Deletion,
+) -> list[ChildChange]:
+    """Mark for deletion the children of ``owns`` kinds whose ``owner_kind`` owner is gone.
+
+    ``owner_kind`` is (apiVersion, kind). A child with several owners is an orphan only when all
+    of its owners of that kind are gone.
+    """
+    api_version, kind = owner_kind
+    present = {
+        OwnerKey.of(obj) for obj in items if obj.api_version == api_version and obj.kind == kind
+    }
+    changes = []
+    for child, owners in _owned(items, owns, ownership):
+        relevant = [o for o in owners if (o.api_version, o.kind) == owner_kind]
+        if relevant and not any(o in present for o in relevant):
+            changes.append(_mark(child, relevant[0], deletion))
+    return changes

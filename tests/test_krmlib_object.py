@@ -1,0 +1,256 @@
+"""KubeObject: paths, live maps, quoting, comments kept on edit, metadata helpers."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+from krmlib import (
+    FieldTypeError,
+    KrmError,
+    KubeObject,
+    format_path,
+    parse_path,
+)
+
+DOC = """\
+# head comment
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web # the name
+  namespace: prod
+  labels:
+    app: web
+  annotations:
+    config.kubernetes.io/path: 'apps/web.yaml'
+    internal.config.kubernetes.io/path: 'apps/web.yaml'
+spec:
+  replicas: 2 # two
+  template:
+    spec:
+      containers:
+      - name: main
+        image: "nginx:1.25" # pinned
+        env:
+        - name: MODE
+          value: 'on'
+"""
+
+
+def obj() -> KubeObject:
+    return KubeObject.from_yaml(DOC)
+
+
+def test_header_properties() -> None:
+    o = obj()
+    assert (o.api_version, o.kind, o.name, o.namespace) == ("apps/v1", "Deployment", "web", "prod")
+    assert o.gvk == ("apps", "v1", "Deployment")
+    assert o.group_kind == "Deployment.apps"
+    assert o.ref() == {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "name": "web",
+        "namespace": "prod",
+    }
+    core = KubeObject.from_dict(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
+    )
+    assert core.group == "" and core.group_kind == "ConfigMap"
+    assert o.is_kind("apps/*", "Deployment") and not o.is_kind("v1", "Deployment")
+
+
+def test_paths_parse_and_format() -> None:
+    keys = parse_path("spec.template.spec.containers[0].image")
+    assert keys == ("spec", "template", "spec", "containers", 0, "image")
+    assert parse_path('metadata.annotations["a.b/c"]') == ("metadata", "annotations", "a.b/c")
+    assert format_path(("metadata", "annotations", "a.b/c")) == 'metadata.annotations["a.b/c"]'
+    assert format_path(keys) == "spec.template.spec.containers[0].image"
+
+
+def test_get_returns_plain_copies() -> None:
+    o = obj()
+    assert o.get("spec.template.spec.containers[0].image") == "nginx:1.25"
+    assert o.get("spec.missing.deep", "dflt") == "dflt"
+    env = o.get("spec.template.spec.containers[0].env")
+    assert env == [{"name": "MODE", "value": "on"}]
+    env.append({"name": "X"})  # a copy: the object does not change
+    assert len(o.get("spec.template.spec.containers[0].env")) == 1
+    assert not o.changed
+
+
+def test_reading_never_changes_the_text() -> None:
+    o = obj()
+    o.to_dict()
+    o.get("spec")
+    dict(o.labels)
+    assert o.to_yaml() == DOC
+
+
+def test_set_same_value_is_a_no_op() -> None:
+    o = obj()
+    assert o.set("spec.replicas", 2) is False
+    assert not o.changed
+    assert o.to_yaml() == DOC
+
+
+def test_set_keeps_comments_and_quote_style() -> None:
+    o = obj()
+    assert o.set("spec.template.spec.containers[0].image", "nginx:1.26")
+    out = o.to_yaml()
+    assert 'image: "nginx:1.26" # pinned' in out
+    assert "# head comment" in out and "replicas: 2 # two" in out
+    assert out.replace("1.26", "1.25") == DOC
+
+
+def test_new_ambiguous_strings_are_quoted() -> None:
+    o = obj()
+    for key, value in {
+        "a": "yes",
+        "b": "012",
+        "c": "True",
+        "d": "1e3",
+        "e": "12:30",
+        "f": "~",
+        "g": "null",
+        "h": "on",
+        "i": "0o12",
+        "j": "plain",
+    }.items():
+        o.set(("data", key), value)
+    out = o.to_yaml()
+    for line in (
+        'a: "yes"',
+        'b: "012"',
+        'c: "True"',
+        'd: "1e3"',
+        'e: "12:30"',
+        'f: "~"',
+        'g: "null"',
+        'h: "on"',
+        'i: "0o12"',
+        "j: plain",
+    ):
+        assert line in out
+    again = KubeObject.from_yaml(out)
+    assert again.get("data") == {
+        "a": "yes",
+        "b": "012",
+        "c": "True",
+        "d": "1e3",
+        "e": "12:30",
+        "f": "~",
+        "g": "null",
+        "h": "on",
+        "i": "0o12",
+        "j": "plain",
+    }
+
+
+def test_set_creates_parents_and_appends_to_lists() -> None:
+    o = KubeObject.from_dict({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}})
+    o.set("spec.list[0].name", "first")
+    o.set("spec.list[1]", {"name": "second"})
+    assert o.get("spec.list") == [{"name": "first"}, {"name": "second"}]
+
+
+def test_set_map_merges_into_existing_nodes_keeping_comments() -> None:
+    o = obj()
+    container = o.get("spec.template.spec.containers[0]")
+    container["image"] = "nginx:2"
+    o.set("spec.template.spec.containers[0]", container)
+    assert re.search(r'image: "nginx:2" +# pinned', o.to_yaml())
+
+
+def test_merge_and_delete() -> None:
+    o = obj()
+    o.merge("metadata", {"labels": {"tier": "web", "app": None}})
+    assert o.labels == {"tier": "web"}
+    assert o.delete("spec.replicas") and not o.has("spec.replicas")
+    assert o.delete("spec.nothing") is False
+
+
+def test_wrong_type_names_object_and_path() -> None:
+    o = obj()
+    with pytest.raises(FieldTypeError) as err:
+        o.set("spec.replicas.count", 3)
+    assert err.value.field == "spec.replicas"
+    assert "Deployment" in str(err.value)
+
+
+def test_live_label_and_annotation_maps() -> None:
+    o = KubeObject.from_dict({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}})
+    labels = o.labels
+    labels["a"] = "1"
+    assert o.get("metadata.labels") == {"a": "1"}
+    del labels["a"]
+    assert o.get("metadata.labels") is None
+    o.annotations["x/y"] = "z"
+    assert o.annotations["x/y"] == "z" and dict(o.annotations) == {"x/y": "z"}
+
+
+def test_path_annotations_change_together_and_stay_inside() -> None:
+    o = obj()
+    assert o.path == "apps/web.yaml"
+    o.set_path("other/file.yaml")
+    assert o.annotations["config.kubernetes.io/path"] == "other/file.yaml"
+    assert o.annotations["internal.config.kubernetes.io/path"] == "other/file.yaml"
+    for bad in ("../x.yaml", "/etc/passwd", "a/../../b.yaml", ""):
+        with pytest.raises(KrmError):
+            o.set_path(bad)
+
+
+def test_local_config_and_owner_references() -> None:
+    owner = obj()
+    child = KubeObject.from_dict(
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "c", "annotations": {"config.kubernetes.io/local-config": "true"}},
+        }
+    )
+    assert child.is_local_config and not owner.is_local_config
+    child.add_owner_reference(owner)
+    child.add_owner_reference(owner)
+    assert child.owner_references == [
+        {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}
+    ]
+    assert child.is_owned_by(owner)
+
+
+class Container(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str
+    image: str | None = None
+    replicas: int = 1
+
+
+def test_typed_views_write_back_without_losing_comments() -> None:
+    o = obj()
+    container = o.as_model(Container, "spec.template.spec.containers[0]")
+    assert container.image == "nginx:1.25"
+    updated = container.model_copy(update={"image": "nginx:9"})
+    o.write_model(updated, "spec.template.spec.containers[0]")
+    out = o.to_yaml()
+    assert re.search(r'image: "nginx:9" +# pinned', out)
+    assert "replicas" not in out.split("containers:")[1]  # defaults the model added stay out
+    assert "value: 'on'" in out  # unknown (extra) fields kept as written
+
+
+def test_typed_view_errors_name_the_field() -> None:
+    o = obj()
+    with pytest.raises(KrmError) as err:
+        o.as_model(Container, "spec")
+    assert err.value.field == "spec.name"
+    assert err.value.obj is o
+
+
+def test_booleans_and_nulls_keep_their_spelling_on_edit() -> None:
+    o = KubeObject.from_yaml(
+        "apiVersion: v1\nkind: X\nmetadata:\n  name: x\nspec:\n  a: True\n  b: ~\n"
+    )
+    o.labels["l"] = "v"
+    assert "a: True" in o.to_yaml() and "b: ~" in o.to_yaml()
+    assert o.get("spec.a") is True and o.get("spec.b") is None
