@@ -1,0 +1,53 @@
+"""The preparer's functionConfig: plugins by GVK, the pass cap and the catalog."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from krmlib import FunctionConfig
+
+TOPOLOGY = "topology.nephio.org/v1alpha1"
+BUILTINS = ("placement", "site", "sites", "template")
+Builtin = Literal["placement", "site", "sites", "template"]
+
+
+class PluginSpec(BaseModel):
+    """One preparation plugin, triggered by resources of ``apiVersion``/``kind``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    api_version: str = Field(alias="apiVersion", min_length=1)
+    kind: str = Field(min_length=1)
+    exec: str | None = None
+    python: str | None = None
+    builtin: Builtin | None = None
+    timeout: float = Field(default=60.0, gt=0)
+    properties: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_runner(self) -> PluginSpec:
+        given = [k for k in ("exec", "python", "builtin") if getattr(self, k)]
+        if len(given) != 1:
+            raise ValueError("set exactly one of exec, python, builtin")
+        return self
+
+    @property
+    def label(self) -> str:
+        how = self.exec or self.python or f"builtin {self.builtin}"
+        return f"{self.kind} plugin ({how})"
+
+
+class Config(FunctionConfig):
+    """``krmfn.dev/v1alpha1 Preparer``."""
+
+    KIND: ClassVar[str] = "Preparer"
+    CONFIGMAP_KEYS: ClassVar[dict[str, str]] = {
+        "max-iterations": "maxIterations",
+        "catalog": "catalog",
+    }
+
+    plugins: tuple[PluginSpec, ...] = ()
+    max_iterations: int = Field(default=16, alias="maxIterations", ge=1, le=1000)
+    catalog: str = ""
