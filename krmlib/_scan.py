@@ -26,63 +26,41 @@ def clean_scalar(raw: str) -> str | None:
     return value if _VALUE_OK.match(value) else None
 
 
-def _top_key(key: str, item_form: bool) -> re.Pattern[str]:
-    lead = r"(?:- |  )" if item_form else ""
-    return re.compile(rf"^{lead}{key}:(.*)$", re.M)
-
-
-_KEYS = {
-    (key, form): _top_key(key, form)
-    for key in ("apiVersion", "kind", "metadata")
-    for form in (True, False)
+# One pass per item: top-level keys (and their values), and metadata's direct name/namespace.
+_HEAD = {
+    True: re.compile(r"^(?:- |  )(?:([A-Za-z_][\w.-]*):(.*)|  (name|namespace):(.*))$", re.M),
+    False: re.compile(r"^(?:([A-Za-z_][\w.-]*):(.*)|  (name|namespace):(.*))$", re.M),
 }
 
 
 def scan_header(text: str, item_form: bool) -> tuple[str, str, str, str] | None:
-    """(apiVersion, kind, name, namespace) of an item's text, or None when unsure."""
-    found: list[str] = []
-    for key in ("apiVersion", "kind"):
-        matches = _KEYS[key, item_form].findall(text)
-        if len(matches) != 1:
-            return None
-        value = clean_scalar(matches[0])
-        if value is None:
-            return None
-        found.append(value)
-    meta = _KEYS["metadata", item_form].search(text)
-    if meta is None or meta.group(1).split(" #", 1)[0].strip():
-        return None
-    name, namespace = _scan_metadata(text, meta.end(), 2 if item_form else 0)
-    if name is None:
-        return None
-    return found[0], found[1], name, namespace or ""
+    """(apiVersion, kind, name, namespace) of an item's text, or None when unsure.
 
-
-def _scan_metadata(text: str, start: int, base: int) -> tuple[str | None, str | None]:
-    child_indent = -1
-    name: str | None = None
-    namespace: str | None = None
-    for line in text[start + 1 :].split("\n"):
-        stripped = line.lstrip(" ")
-        if not stripped or stripped.startswith("#"):
-            continue
-        indent = len(line) - len(stripped)
-        if indent <= base:
-            break
-        if child_indent < 0:
-            child_indent = indent
-        if indent != child_indent:
-            continue
-        if stripped.startswith("name:"):
-            if name is not None:
-                return None, None
-            name = clean_scalar(stripped[5:])
-            if name is None:
-                return None, None
-        elif stripped.startswith("namespace:"):
-            if namespace is not None:
-                return None, None
-            namespace = clean_scalar(stripped[10:])
-            if namespace is None:
-                return None, None
-    return name, namespace
+    Reads kpt's layout only: metadata's children indented by two. Any doubt (a duplicate key, a
+    value that is not a simple scalar, metadata in flow style) answers None.
+    """
+    top: dict[str, str] = {}
+    meta: dict[str, str] = {}
+    current = ""
+    for match in _HEAD[item_form].finditer(text):
+        key, value, meta_key, meta_value = match.groups()
+        if key is not None:
+            if key in top:
+                return None
+            current = key
+            top[key] = value
+        elif current == "metadata":
+            if meta_key in meta:
+                return None
+            meta[meta_key] = meta_value
+    if "apiVersion" not in top or "kind" not in top or "name" not in meta:
+        return None
+    if top.get("metadata", "").split(" #", 1)[0].strip():
+        return None
+    api_version = clean_scalar(top["apiVersion"])
+    kind = clean_scalar(top["kind"])
+    name = clean_scalar(meta["name"])
+    namespace = clean_scalar(meta["namespace"]) if "namespace" in meta else ""
+    if api_version is None or kind is None or name is None or namespace is None:
+        return None
+    return api_version, kind, name, namespace

@@ -23,7 +23,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.representer import RoundTripRepresenter
-from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString, PlainScalarString
 
 from .errors import InputError
 
@@ -303,6 +303,14 @@ class _Constructor12(RoundTripConstructor):
             return value
         return StyledBool(value, node.value)
 
+    def construct_yaml_str(self, node: Any) -> Any:
+        # Plain strings remember they were plain, so that re-emitting never adds quotes to a
+        # value the user wrote bare (``name: n``), while new strings get quoted when ambiguous.
+        value = super().construct_yaml_str(node)
+        if type(value) is str and node.style is None:
+            return PlainScalarString(value, anchor=node.anchor)
+        return value
+
     def construct_yaml_null(self, node: Any) -> Any:
         if node.value in ("null", ""):
             return None
@@ -311,6 +319,7 @@ class _Constructor12(RoundTripConstructor):
 
 _Constructor12.add_constructor("tag:yaml.org,2002:bool", _Constructor12.construct_yaml_sbool)
 _Constructor12.add_constructor("tag:yaml.org,2002:null", _Constructor12.construct_yaml_null)
+_Constructor12.add_constructor("tag:yaml.org,2002:str", _Constructor12.construct_yaml_str)
 
 
 def _represent_styled(representer: RoundTripRepresenter, data: Any) -> Any:
@@ -439,6 +448,8 @@ def to_node(value: Any) -> Any:
 
 def restyle(old: Any, new: Any) -> Any:
     """Give a new string scalar the quoting of the scalar it replaces."""
+    if isinstance(old, PlainScalarString):
+        old = None  # a bare string: the new value is quoted only when it has to be
     if isinstance(new, str) and isinstance(old, str) and type(old) is not str:
         try:
             return type(old)(new)

@@ -32,7 +32,7 @@ class KubeObject:
     and come out as plain Python (dict, list, str, int, float, bool, None).
     """
 
-    __slots__ = ("_dirty", "_header", "_node", "_plain", "_src", "_src_form")
+    __slots__ = ("_dirty", "_header", "_node", "_plain", "_spliced", "_src", "_src_form")
 
     def __init__(self, *, src: str | None = None, form: Form = "doc", node: Any = None) -> None:
         self._src = src
@@ -40,6 +40,7 @@ class KubeObject:
         self._node = node
         self._plain: Any = None
         self._dirty = src is None
+        self._spliced = False
         self._header: tuple[str, str, str, str] | None = None
 
     # --- construction ---------------------------------------------------------------------
@@ -197,6 +198,10 @@ class KubeObject:
         keys = parse_path(path)
         if not keys:
             raise ValueError("set() needs a non-empty path")
+        if self._node is None and self._src is not None and isinstance(value, str):
+            spliced = self._splice(keys, value)
+            if spliced is not None:
+                return spliced
         if _yaml.to_plain(_walk(self._read(), keys, self)) == value:
             return False
         parent = self._parent(keys, create=True)
@@ -211,6 +216,24 @@ class KubeObject:
         else:
             parent[last] = new
         self._dirty = True
+        return True
+
+    def _splice(self, keys: tuple[Key, ...], value: str) -> bool | None:
+        """Set a string by editing the item's text in place; None when that is not simple."""
+        from ._splice import splice_set
+
+        if not all(isinstance(key, str) for key in keys):
+            return None
+        assert self._src is not None
+        new = splice_set(self._src, self._src_form == "item", keys, value)  # type: ignore[arg-type]
+        if new is None:
+            return None
+        if new == self._src:
+            return False
+        self._src = new
+        self._plain = None
+        self._header = None
+        self._spliced = True
         return True
 
     def merge(self, path: Path, value: Mapping[str, Any]) -> bool:
@@ -350,8 +373,8 @@ class KubeObject:
 
     @property
     def changed(self) -> bool:
-        """True when the object will be re-serialised (new or edited)."""
-        return self._dirty
+        """True when the object was created or edited by this run."""
+        return self._dirty or self._spliced
 
     def to_yaml(self) -> str:
         """The object as one YAML document (the original text if never edited)."""

@@ -10,7 +10,7 @@
 # Skipped when KRMFN_BASE_IMAGE is set (build-images.sh then uses that base).
 # Env: KRMFN_DEBIAN_MIRROR overrides the mirror; KRMFN_CONTAINER_TOOL the tool.
 set -euo pipefail
-# shellcheck source=lib.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SUITE=bookworm

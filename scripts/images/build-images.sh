@@ -13,7 +13,7 @@
 #
 # The tag is the project's version from pyproject.toml (semver, never latest).
 set -euo pipefail
-# shellcheck source=lib.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$KRMFN_ROOT"
 
@@ -37,20 +37,32 @@ mkdir -p "$WHEELHOUSE" "$LOGDIR"
 start=$SECONDS
 
 # --- wheelhouse -------------------------------------------------------------
-# The project itself (pure Python); drop krmfn wheels of other versions.
-find "$WHEELHOUSE" -maxdepth 1 -name 'krmfn-*.whl' -delete
+# The project itself (pure Python). Fixed zip timestamps make the wheel
+# byte-identical while the sources are, so the image builds hit the layer
+# cache; it replaces the wheelhouse's krmfn wheel(s) only when it differs.
+newwheel="$(mktemp -d "$KRMFN_CACHE/wheel.XXXXXX")"
+trap 'rm -rf "$newwheel"' EXIT
+rm -rf build # setuptools' staging folder, stale files would end up in the wheel
 # Without build isolation when the venv has the build backend (no network),
 # else with it.
-wheel=("$PIP" wheel --quiet --disable-pip-version-check --no-deps -w "$WHEELHOUSE" .)
+wheel=(env SOURCE_DATE_EPOCH=315532800 "$PIP" wheel --quiet --disable-pip-version-check
+  --no-deps -w "$newwheel" .)
 if ! "${wheel[@]}" --no-build-isolation >"$LOGDIR/wheel-krmfn.log" 2>&1; then
   "${wheel[@]}" >>"$LOGDIR/wheel-krmfn.log" 2>&1 \
     || { tail -n 30 "$LOGDIR/wheel-krmfn.log" >&2; die "pip wheel . failed"; }
 fi
+rm -rf build
 shopt -s nullglob
-krmfn_wheels=("$WHEELHOUSE"/krmfn-*.whl)
+krmfn_wheels=("$newwheel"/krmfn-*.whl)
 shopt -u nullglob
-((${#krmfn_wheels[@]} == 1)) || die "expected one krmfn wheel in $WHEELHOUSE"
-krmfn_wheel="${krmfn_wheels[0]}"
+((${#krmfn_wheels[@]} == 1)) || die "pip wheel . made no krmfn wheel"
+krmfn_wheel="$WHEELHOUSE/$(basename "${krmfn_wheels[0]}")"
+if ! cmp -s "${krmfn_wheels[0]}" "$krmfn_wheel"; then
+  find "$WHEELHOUSE" -maxdepth 1 -name 'krmfn-*.whl' -delete
+  mv "${krmfn_wheels[0]}" "$krmfn_wheel"
+fi
+rm -rf "$newwheel"
+trap - EXIT
 
 # Runtime dependencies for cp311 manylinux on this architecture, resolved from
 # the krmfn wheel's metadata with the pins of constraints.txt. The wheelhouse
@@ -94,6 +106,7 @@ images=()
 for fn in "${KRMFN_FUNCTIONS[@]}"; do
   image="localhost/krmfn/$fn:$TAG"
   t0=$SECONDS
+  old_id="$("$TOOL" image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)"
   if ! "$TOOL" build "${build_args[@]}" "${base_args[@]}" \
       --build-arg "FUNCTION=$fn" --build-arg "VERSION=$VERSION" \
       -f Dockerfiles/Dockerfile -t "$image" "$WHEELHOUSE" \
@@ -101,7 +114,12 @@ for fn in "${KRMFN_FUNCTIONS[@]}"; do
     tail -n 40 "$LOGDIR/build-$fn.log" >&2
     die "building $image failed (log: $LOGDIR/build-$fn.log)"
   fi
-  log "built $image ($((SECONDS - t0)) s)"
+  new_id="$("$TOOL" image inspect --format '{{.Id}}' "$image")"
+  if [[ "$new_id" != "$old_id" ]]; then
+    # The image this tag named before is now dangling: remove it (only it).
+    [[ -n "$old_id" ]] && { "$TOOL" rmi "$old_id" >/dev/null 2>&1 || true; }
+    log "built $image ($((SECONDS - t0)) s)"
+  fi
   images+=("$image")
 done
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Image mode must give byte-identical results to exec mode.
 #
-# For every example package (examples/*/ with a Kptfile, or the package
+# First, every image must answer `kpt fn doc` (its --help). Then for every
+# example package (examples/*/ with a Kptfile, or the package
 # folders given as arguments), in a temporary folder:
 #   exec/<pkg>   rendered as it is: kpt fn render --allow-exec, .venv/bin first
 #                on PATH (the Kptfiles say `exec: krmfn-<fn>`);
@@ -14,7 +15,7 @@
 #
 # Env: KRMFN_CONTAINER_TOOL (podman|docker), KRMFN_KEEP=1 keeps the temp dir.
 set -euo pipefail
-# shellcheck source=lib.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$KRMFN_ROOT"
 
@@ -29,6 +30,22 @@ command -v kpt >/dev/null 2>&1 || die "kpt not found on PATH"
 VERSION="$(project_version)"
 TAG="${VERSION//+/_}"
 
+for fn in "${KRMFN_FUNCTIONS[@]}"; do
+  "$TOOL" image inspect "localhost/krmfn/$fn:$TAG" >/dev/null 2>&1 \
+    || die "image localhost/krmfn/$fn:$TAG missing; run make images"
+done
+
+# Every image answers kpt fn doc (its --help), as the catalog expects.
+doc_failed=0
+for fn in "${KRMFN_FUNCTIONS[@]}"; do
+  image="localhost/krmfn/$fn:$TAG"
+  if ! doc="$(KPT_FN_RUNTIME="$TOOL" kpt fn doc --image "$image" 2>&1)" || [[ -z "$doc" ]]; then
+    printf '%s\n' "$doc" | tail -n 15 >&2
+    log "FAIL kpt fn doc --image $image"
+    doc_failed=1
+  fi
+done
+
 packages=()
 if (($#)); then
   packages=("$@")
@@ -41,13 +58,8 @@ else
 fi
 if ((${#packages[@]} == 0)); then
   log "no example packages (examples/*/Kptfile); nothing to compare"
-  exit 0
+  exit "$doc_failed"
 fi
-
-for fn in "${KRMFN_FUNCTIONS[@]}"; do
-  "$TOOL" image inspect "localhost/krmfn/$fn:$TAG" >/dev/null 2>&1 \
-    || die "image localhost/krmfn/$fn:$TAG missing; run make images"
-done
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/krmfn-e2e-images.XXXXXX")"
 if [[ "${KRMFN_KEEP:-}" == 1 ]]; then
@@ -99,7 +111,10 @@ PYEOF
 now_ns() { date +%s%N; }
 since() { awk -v a="$1" -v b="$(now_ns)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }'; }
 
-failed=0
+image_path="$(tr ':' '\n' <<<"$PATH" | grep -vxF -e "$KRMFN_ROOT/$VENV/bin" -e "$VENV/bin" \
+  | paste -sd: -)"
+
+failed=$doc_failed
 count=0
 for pkg in "${packages[@]}"; do
   [[ -f "$pkg/Kptfile" ]] || die "$pkg: no Kptfile"
@@ -118,9 +133,10 @@ for pkg in "${packages[@]}"; do
   fi
   t_exec=$(since "$t0")
 
-  # No .venv/bin on PATH here: a krmfn function left in exec mode must fail.
+  # No .venv/bin on PATH here (make puts it there): a krmfn function left in
+  # exec mode must fail.
   t0=$(now_ns)
-  if ! (cd "$work/image" && KPT_FN_RUNTIME="$TOOL" \
+  if ! (cd "$work/image" && PATH="$image_path" KPT_FN_RUNTIME="$TOOL" \
       kpt fn render --allow-exec "$name" >"$work/logs/$name.image.log" 2>&1); then
     cat "$work/logs/$name.image.log" >&2
     log "FAIL $pkg: image-mode render failed"

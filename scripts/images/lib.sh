@@ -4,7 +4,9 @@
 # Repo root: two levels above this file.
 KRMFN_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 KRMFN_CACHE="${KRMFN_CACHE:-$KRMFN_ROOT/.cache}"
+# shellcheck disable=SC2034 # used by the scripts that source this file
 KRMFN_BASE_IMAGE_LOCAL="localhost/krmfn-base:bookworm"
+# shellcheck disable=SC2034
 KRMFN_FUNCTIONS=(interface-expander preparer merger topology-to-pvs applyset-labeler)
 
 log() { printf '%s: %s\n' "$(basename "$0")" "$*" >&2; }

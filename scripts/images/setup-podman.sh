@@ -8,7 +8,7 @@
 #   cgroupfs, and default ulimits that need no raising (setrlimit EPERM).
 # Idempotent and quiet when there is nothing to do.
 set -euo pipefail
-# shellcheck source=lib.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 if [[ -z "${KRMFN_CONTAINER_TOOL:-}" ]] && command -v docker >/dev/null 2>&1 \

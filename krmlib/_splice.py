@@ -1,0 +1,181 @@
+"""Edit an item's text in place for the common case: set a string scalar in a block mapping.
+
+A function that labels every item would otherwise re-serialise every item through the round trip.
+kpt writes items in one regular block style, so setting ``metadata.labels.x`` is finding the right
+lines and splicing one or two new ones in. Anything unusual (flow style, anchors, tags, block
+scalars, comments where the new line would go) returns None and the caller takes the round trip;
+property tests hold the two paths to the same output.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._yaml import needs_quotes
+
+_SIMPLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
+_KEY_LINE = re.compile(r"^( *)([A-Za-z0-9][A-Za-z0-9._/-]*):(?: (.*))?$")
+_AMBIGUOUS_KEY = re.compile(
+    r"^(?:[-+]?[0-9][0-9._]*|true|false|null|True|False|Null|TRUE|FALSE|NULL)$"
+)
+
+
+def render_scalar(value: str) -> str | None:
+    """The text the round trip writes for a new string value, or None if not obvious."""
+    if value == "":
+        return '""'
+    if not _SIMPLE.match(value):
+        return None
+    return f'"{value}"' if needs_quotes(value) else value
+
+
+def splice_set(text: str, item_form: bool, keys: tuple[str, ...], value: str) -> str | None:
+    """``text`` with the string at ``keys`` set to ``value``; None when the edit is not simple."""
+    rendered = render_scalar(value)
+    if (
+        rendered is None
+        or not keys
+        or any(not _SIMPLE.match(k) or _AMBIGUOUS_KEY.match(k) for k in keys)
+    ):
+        return None
+    lines = text.split("\n")
+    trailing_newline = bool(lines) and lines[-1] == ""
+    if trailing_newline:
+        lines.pop()
+    if not lines:
+        return None
+    first = lines[0]
+    if item_form:
+        if not first.startswith("- "):
+            return None
+        view = ["  " + first[2:], *lines[1:]]
+        base = 2
+    else:
+        view = list(lines)
+        base = 0
+    if any("\t" in line[: len(line) - len(line.lstrip())] for line in view):
+        return None
+    start, end, indent = 0, len(view), base  # the mapping block we search: lines [start, end)
+    for depth, key in enumerate(keys):
+        found = _find_key(view, start, end, indent)
+        if found is None:
+            return None
+        positions, child_end = found
+        last_key = depth == len(keys) - 1
+        if key in positions:
+            line_no = positions[key]
+            match = _KEY_LINE.match(view[line_no])
+            assert match is not None
+            rest = match.group(3) or ""
+            if last_key:
+                if _has_children(view, line_no + 1, end, indent):
+                    return None
+                new_value = _replace_value(rest, rendered)
+                if new_value is None:
+                    return None
+                view[line_no] = f"{' ' * indent}{key}: {new_value}"
+                return _join(view, item_form, trailing_newline)
+            if rest.strip() and not rest.lstrip().startswith("#"):
+                return None  # a flow map or scalar where we need a block map
+            block_end = _block_end(view, line_no + 1, end, indent)
+            child_indent = _child_indent(view, line_no + 1, block_end)
+            if child_indent is None:
+                return None
+            start, end, indent = line_no + 1, block_end, child_indent
+            continue
+        # The key is missing: insert it (and the rest of the path) after the block's last child.
+        insert_at = child_end
+        if any(view[i].strip() for i in range(insert_at, end)):
+            return None  # comments or other content at the end of the block: not simple
+        new_lines = []
+        missing_keys = keys[depth:]
+        for offset, missing in enumerate(missing_keys):
+            pad = " " * (indent + 2 * offset)
+            tail = f" {rendered}" if offset == len(missing_keys) - 1 else ""
+            new_lines.append(f"{pad}{missing}:{tail}")
+        view[insert_at:insert_at] = new_lines
+        return _join(view, item_form, trailing_newline)
+    return None
+
+
+def _find_key(
+    view: list[str], start: int, end: int, indent: int
+) -> tuple[dict[str, int], int] | None:
+    """Keys at ``indent`` in lines [start, end) → line numbers, and the line after the last child.
+
+    None if the block holds anything we do not read (sequences, odd keys, deeper-indented keys
+    that are not under a key of ours).
+    """
+    positions: dict[str, int] = {}
+    last_content = start
+    for index in range(start, end):
+        line = view[index]
+        stripped = line.lstrip(" ")
+        if not stripped:
+            continue
+        current = len(line) - len(stripped)
+        if stripped.startswith("#"):
+            continue
+        if current < indent:
+            return None
+        last_content = index + 1
+        if current > indent or stripped.startswith("- ") or stripped == "-":
+            continue  # inside a child's value (deeper lines, or a compact sequence)
+        match = _KEY_LINE.match(line)
+        if match is None:
+            return None
+        key = match.group(2)
+        if key in positions:
+            return None
+        positions[key] = index
+    return positions, last_content
+
+
+def _block_end(view: list[str], start: int, end: int, indent: int) -> int:
+    """The first line from ``start`` with content at ``indent`` or less (comments skipped)."""
+    for index in range(start, end):
+        stripped = view[index].lstrip(" ")
+        if stripped and not stripped.startswith("#") and len(view[index]) - len(stripped) <= indent:
+            return index
+    return end
+
+
+def _child_indent(view: list[str], start: int, end: int) -> int | None:
+    for index in range(start, end):
+        stripped = view[index].lstrip(" ")
+        if stripped and not stripped.startswith("#"):
+            if stripped.startswith("- "):
+                return None
+            return len(view[index]) - len(stripped)
+    return None
+
+
+def _has_children(view: list[str], start: int, end: int, indent: int) -> bool:
+    for index in range(start, end):
+        stripped = view[index].lstrip(" ")
+        if not stripped:
+            continue
+        return len(view[index]) - len(stripped) > indent
+    return False
+
+
+def _replace_value(rest: str, rendered: str) -> str | None:
+    """The new value text for a line whose old value is ``rest``; keeps a trailing comment."""
+    if "#" in rest:
+        return None  # a line comment: the round trip keeps its column, take the round trip
+    value = rest.strip()
+    if not value or value[0] in "&*!|>[{%@`":
+        return None
+    if value[0] in "'\"":
+        if len(value) < 2 or value[-1] != value[0] or "\\" in value or value.count(value[0]) != 2:
+            return None
+        if rendered.startswith('"'):
+            rendered = rendered[1:-1]
+        rendered = f"{value[0]}{rendered}{value[0]}"
+    return rendered
+
+
+def _join(view: list[str], item_form: bool, trailing_newline: bool) -> str:
+    if item_form:
+        view = ["- " + view[0][2:], *view[1:]]
+    return "\n".join(view) + ("\n" if trailing_newline else "")

@@ -1,0 +1,115 @@
+"""Property tests: the fast paths (text split, lazy parse, in-place splice) equal the full round trip."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from krmlib import KubeObject, ResourceList, _yaml
+
+NAMES = st.from_regex(r"[a-z][a-z0-9-]{0,12}", fullmatch=True)
+KEYS = st.sampled_from(["app", "tier", "example.com/role", "krmfn.dev/x", "a", "n", "version"])
+VALUES = st.one_of(
+    NAMES,
+    st.sampled_from(["yes", "012", "on", "True", "1e3", "", "v1.2", "a/b", "null", "12:30"]),
+)
+SCALARS = st.one_of(
+    NAMES,
+    st.integers(-5, 5000),
+    st.booleans(),
+    st.sampled_from(["yes", "'on'", '"012"', "with space", "~", "https://x.y/z?q=1"]),
+)
+COMMENTS = st.sampled_from(["", " # note", ""])
+
+
+def _scalar_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    text = str(value)
+    if text.startswith(("'", '"')) or text == "~":
+        return text
+    return f'"{text}"' if _yaml.needs_quotes(text) or ":" in text or "#" in text else text
+
+
+@st.composite
+def items(draw: st.DrawFn) -> str:
+    """One item in kpt's ResourceList style (``- `` + two-space indent, compact lists)."""
+    name = draw(NAMES)
+    lines = [f"- apiVersion: {draw(st.sampled_from(['v1', 'apps/v1', 'example.com/v1alpha1']))}"]
+    if draw(st.booleans()):
+        lines.insert(0, "- # head comment")
+        lines[1] = "  " + lines[1][2:]
+    lines.append(f"  kind: {draw(st.sampled_from(['ConfigMap', 'Deployment', 'Widget']))}")
+    lines.append("  metadata:")
+    lines.append(f"    name: {name}{draw(COMMENTS)}")
+    if draw(st.booleans()):
+        lines.append("    namespace: default")
+    for section in ("labels", "annotations"):
+        entries = draw(st.dictionaries(KEYS, VALUES, max_size=3))
+        if entries:
+            lines.append(f"    {section}:")
+            lines += [f"      {k}: {_scalar_text(v)}" for k, v in entries.items()]
+    if draw(st.booleans()):
+        lines += ["    ownerReferences:", "    - apiVersion: v1", "      kind: X", "      name: o"]
+    if draw(st.booleans()):
+        lines.append("  spec:")
+        for key, value in draw(st.dictionaries(NAMES, SCALARS, max_size=4)).items():
+            lines.append(f"    {key}: {_scalar_text(value)}{draw(COMMENTS)}")
+        if draw(st.booleans()):
+            lines += ["    list:", "    - a", "    - b: c", "      d: e"]
+        if draw(st.booleans()):
+            lines += ["    text: |", "      line one", "        line two"]
+    return "\n".join(lines) + "\n"
+
+
+EDITS = st.lists(
+    st.tuples(st.sampled_from(["labels", "annotations"]), KEYS, VALUES), min_size=1, max_size=4
+)
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _resource_list(texts: list[str]) -> str:
+    return "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + "".join(texts)
+
+
+@SETTINGS
+@given(st.lists(items(), min_size=1, max_size=5))
+def test_split_equals_full_parse(texts: list[str]) -> None:
+    text = _resource_list(texts)
+    fast = ResourceList.parse(text)
+    full = _yaml.load_rt(text)
+    assert [o.to_dict() for o in fast.items] == [_yaml.to_plain(i) for i in full["items"]]
+    assert fast.to_yaml() == text  # untouched items come back byte-identical
+
+
+@SETTINGS
+@given(items(), EDITS)
+def test_splice_equals_round_trip(text: str, edits: list[tuple[str, str, str]]) -> None:
+    spliced = KubeObject(src=text, form="item")
+    full = KubeObject(src=text, form="item")
+    full._tree()  # force the round-trip path
+    for section, key, value in edits:
+        changed_a = spliced.set(("metadata", section, key), value)
+        changed_b = full.set(("metadata", section, key), value)
+        assert changed_a == changed_b
+    expected = full.to_item() if full.changed else text
+    assert spliced.to_item() == expected
+    assert spliced.to_dict() == full.to_dict()
+
+
+@SETTINGS
+@given(st.lists(items(), min_size=1, max_size=4))
+def test_running_twice_equals_running_once(texts: list[str]) -> None:
+    def label(text: str) -> str:
+        rl = ResourceList.parse(text)
+        for obj in rl.items:
+            obj.labels["krmfn.dev/part-of"] = "set-1"
+        return rl.to_yaml()
+
+    once = label(_resource_list(texts))
+    assert label(once) == once
