@@ -19,7 +19,7 @@ from krmlib import (
     is_kptfile,
 )
 
-from .catalog import Catalog, CatalogEntry
+from .catalog import ANN_CATALOG_ID, Catalog, CatalogEntry
 from .package import (
     ANN_PREPARED,
     DEPLOYMENT_FILE,
@@ -129,6 +129,8 @@ class DataClient:
         for obj in merged:
             if is_kptfile(obj) and obj.path in (None, "Kptfile"):
                 obj.set("metadata.name", posixpath.basename(folder))
+                if ANN_CATALOG_ID in obj.annotations:
+                    del obj.annotations[ANN_CATALOG_ID]
             rel = obj.path or default_file_name(obj.kind, obj.name)
             if ANN_PACKAGE_PATH in obj.annotations:
                 del obj.annotations[ANN_PACKAGE_PATH]
