@@ -1,1 +1,6 @@
-"""krmfn-interface-expander (not built yet)."""
+"""krmfn-interface-expander: expands Nephio ``Interface`` requirements into allocation children."""
+
+from .config import Config
+from .expand import process
+
+__all__ = ["Config", "process"]

@@ -1,0 +1,28 @@
+"""The functionConfig: ``krmfn.dev/v1alpha1 InterfaceExpander`` or a ConfigMap (kebab-case keys)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from krmlib import FunctionConfig
+
+Dialect = Literal["design", "nephio-r1", "nephio"]
+
+
+class Config(FunctionConfig):
+    """``spec`` of ``krmfn.dev/v1alpha1 InterfaceExpander``."""
+
+    KIND = "InterfaceExpander"
+
+    dialect: Dialect = "design"
+    network_instance_namespace: str = Field("default", alias="networkInstanceNamespace")
+    keep_local_config: bool = Field(False, alias="keepLocalConfig")
+
+    @field_validator("network_instance_namespace")
+    @classmethod
+    def _namespace_set(cls, value: str) -> str:
+        if not value:
+            raise ValueError("must not be empty")
+        return value

@@ -1,0 +1,288 @@
+"""The shapes of children, ownership and conditions, per dialect."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Protocol
+
+from krmlib import ANN_LOCAL_CONFIG, Condition, KubeObject
+from krmlib.children import (
+    DeleteAnnotation,
+    Deletion,
+    DeletionTimestamp,
+    OwnerAnnotation,
+    OwnerReferences,
+    Ownership,
+    default_child_path,
+)
+
+from .config import Config
+from .inputs import INTERFACE_API_VERSION, INTERFACE_KIND, Cluster, Request
+from .naming import child_name, design_condition_type, r1_condition_type, spec_hash
+
+PREFIX_LENGTH = {"ipv4": 32, "ipv6": 128}
+
+
+class Dialect(Protocol):
+    """What differs between the design and Nephio's shipped functions."""
+
+    name: str
+    owns: tuple[tuple[str, str], ...]
+    ownership: Ownership
+    deletion: Deletion
+    strict_cluster: bool  # R1: more mandatory ClusterContext fields, cni mismatch is an error
+
+    def children(
+        self, owner: KubeObject, req: Request, cluster: Cluster, config: Config
+    ) -> list[KubeObject]: ...
+
+    def interface_type(self, name: str) -> str: ...
+
+    def nad_type(self, name: str) -> str: ...
+
+    def child_type(self, child: KubeObject) -> str: ...
+
+    def reason(self, name: str) -> str: ...
+
+    def created(self, child: KubeObject, replaces: list[str]) -> str: ...
+
+    def updated(self, child: KubeObject) -> str: ...
+
+    def deleted(self, child: KubeObject, why: str) -> str: ...
+
+    def nad_requested(self, name: str) -> str: ...
+
+    def interface_condition(
+        self, name: str, expanded: bool, children: int, ready: bool
+    ) -> Condition: ...
+
+    def is_interface_condition(self, type_: str) -> bool: ...
+
+    def is_nad_condition(self, type_: str) -> bool: ...
+
+
+def _new_child(
+    owner: KubeObject,
+    api_version: str,
+    kind: str,
+    name: str,
+    annotations: dict[str, str],
+    owner_refs: bool,
+    body: dict[str, Any],
+) -> KubeObject:
+    metadata: dict[str, Any] = {"name": name}
+    if owner.namespace:
+        metadata["namespace"] = owner.namespace
+    metadata["annotations"] = dict(annotations)
+    if owner_refs:
+        metadata["ownerReferences"] = [
+            {"apiVersion": owner.api_version, "kind": owner.kind, "name": owner.name}
+        ]
+    child = KubeObject.from_dict(
+        {"apiVersion": api_version, "kind": kind, "metadata": metadata, **body}
+    )
+    child.set_path(default_child_path(owner, child))
+    return child
+
+
+class Design:
+    """The Interface function design: ``ipam.nephio.org/v1alpha1`` children with hashed names."""
+
+    IPAM: ClassVar[str] = "ipam.nephio.org/v1alpha1"
+    name = "design"
+    owns: tuple[tuple[str, str], ...] = (
+        ("ipam.nephio.org/v1alpha1", "IPAllocation"),
+        ("ipam.nephio.org/v1alpha1", "VLANAllocation"),
+    )
+    ownership: Ownership = OwnerReferences()
+    deletion: Deletion = DeletionTimestamp()
+    strict_cluster = False
+
+    def children(
+        self, owner: KubeObject, req: Request, cluster: Cluster, config: Config
+    ) -> list[KubeObject]:
+        labels: dict[str, str] = {}
+        if cluster.region:
+            labels["nephio.org/region"] = cluster.region
+        labels["nephio.org/site"] = cluster.site
+        if req.network_name:
+            labels["nephio.org/network-name"] = req.network_name
+        common = {
+            "networkInstanceRef": {
+                "namespace": config.network_instance_namespace,
+                "name": req.network,
+            },
+            "selector": {"matchLabels": labels},
+        }
+        annotations = (
+            {ANN_LOCAL_CONFIG: "true"} if config.keep_local_config and req.local_config else {}
+        )
+        out = []
+        for family in req.families:
+            spec = {
+                "kind": "loopback" if req.loopback else "network",
+                "prefixLength": PREFIX_LENGTH[family],
+                "addressFamily": family,
+                **common,
+            }
+            tag = family if len(req.families) > 1 else "ip"
+            out.append(self._child(owner, "IPAllocation", tag, spec, annotations))
+        if req.vlan:
+            out.append(self._child(owner, "VLANAllocation", "vlan", dict(common), annotations))
+        return out
+
+    def _child(
+        self,
+        owner: KubeObject,
+        kind: str,
+        tag: str,
+        spec: dict[str, Any],
+        annotations: dict[str, str],
+    ) -> KubeObject:
+        name = child_name(owner.name, tag, spec_hash(self.IPAM, kind, owner.name, spec))
+        return _new_child(owner, self.IPAM, kind, name, annotations, True, {"spec": spec})
+
+    def interface_type(self, name: str) -> str:
+        return design_condition_type(INTERFACE_API_VERSION, INTERFACE_KIND, name)
+
+    def nad_type(self, name: str) -> str:
+        return self.interface_type(name) + "-nad-generated"
+
+    def child_type(self, child: KubeObject) -> str:
+        return design_condition_type(child.api_version, child.kind, child.name)
+
+    def reason(self, name: str) -> str:
+        return self.interface_type(name)
+
+    def created(self, child: KubeObject, replaces: list[str]) -> str:
+        if replaces:
+            return (
+                f"{child.kind} {child.name} replaces {', '.join(replaces)}; waiting for allocation"
+            )
+        return f"{child.kind} {child.name} created; waiting for allocation"
+
+    def updated(self, child: KubeObject) -> str:
+        return f"{child.kind} {child.name} updated; waiting for allocation"
+
+    def deleted(self, child: KubeObject, why: str) -> str:
+        return f"{child.kind} {child.name} awaits deletion: {why}"
+
+    def nad_requested(self, name: str) -> str:
+        return f"Interface {name} needs a NetworkAttachmentDefinition; waiting for a NAD generator"
+
+    def interface_condition(
+        self, name: str, expanded: bool, children: int, ready: bool
+    ) -> Condition:
+        reason = self.reason(name)
+        if not expanded:
+            return Condition(
+                self.interface_type(name), "False", reason, "waiting for a ClusterContext"
+            )
+        if not children:
+            message = "expanded: no children needed"
+        else:
+            message = f"expanded into {children} {'child' if children == 1 else 'children'}"
+        return Condition(self.interface_type(name), "True", reason, message)
+
+    def is_interface_condition(self, type_: str) -> bool:
+        return type_.startswith(self.interface_type("x")[:-1])
+
+    def is_nad_condition(self, type_: str) -> bool:
+        return self.is_interface_condition(type_) and type_.endswith("-nad-generated")
+
+
+OWNER_ANNOTATION = "specializer.nephio.org/owner"
+DELETE_ANNOTATION = "specializer.nephio.org/delete"
+
+
+class NephioR1:
+    """Nephio R1: ``ipam.alloc``/``vlan.alloc`` children named like the Interface."""
+
+    IPAM: ClassVar[str] = "ipam.alloc.nephio.org/v1alpha1"
+    VLAN: ClassVar[str] = "vlan.alloc.nephio.org/v1alpha1"
+    name = "nephio-r1"
+    owns: tuple[tuple[str, str], ...] = (
+        ("ipam.alloc.nephio.org/v1alpha1", "IPAllocation"),
+        ("vlan.alloc.nephio.org/v1alpha1", "VLANAllocation"),
+    )
+    ownership: Ownership = OwnerAnnotation(OWNER_ANNOTATION)
+    deletion: Deletion = DeleteAnnotation(DELETE_ANNOTATION)
+    strict_cluster = True
+
+    def children(
+        self, owner: KubeObject, req: Request, cluster: Cluster, config: Config
+    ) -> list[KubeObject]:
+        annotations = {OWNER_ANNOTATION: f"{owner.api_version}.{owner.kind}.{owner.name}"}
+        if config.keep_local_config and req.local_config:
+            annotations[ANN_LOCAL_CONFIG] = "true"
+        ip_spec = {
+            "kind": "loopback" if req.loopback else "network",
+            "networkInstance": {"name": req.network},
+            "selector": {"matchLabels": {"nephio.org/site": cluster.site}},
+        }
+        out = [
+            _new_child(
+                owner,
+                self.IPAM,
+                "IPAllocation",
+                owner.name,
+                annotations,
+                False,
+                {"spec": ip_spec, "status": {}},
+            )
+        ]
+        if req.vlan:
+            vlan_spec = {"vlanDatabase": {"name": cluster.site}}
+            out.append(
+                _new_child(
+                    owner,
+                    self.VLAN,
+                    "VLANAllocation",
+                    owner.name,
+                    annotations,
+                    False,
+                    {"spec": vlan_spec, "status": {}},
+                )
+            )
+        return out
+
+    def interface_type(self, name: str) -> str:
+        return r1_condition_type(INTERFACE_API_VERSION, INTERFACE_KIND, name)
+
+    def nad_type(self, name: str) -> str:
+        return r1_condition_type("k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition", name)
+
+    def child_type(self, child: KubeObject) -> str:
+        return r1_condition_type(child.api_version, child.kind, child.name)
+
+    def reason(self, name: str) -> str:
+        return self.interface_type(name)
+
+    def created(self, child: KubeObject, replaces: list[str]) -> str:
+        return "create resource"
+
+    def updated(self, child: KubeObject) -> str:
+        return "update resource"
+
+    def deleted(self, child: KubeObject, why: str) -> str:
+        return "delete resource"
+
+    def nad_requested(self, name: str) -> str:
+        return "create resource"
+
+    def interface_condition(
+        self, name: str, expanded: bool, children: int, ready: bool
+    ) -> Condition:
+        if not expanded:
+            return Condition(self.interface_type(name), "False", "", "missing ClusterContext")
+        if ready:
+            return Condition(self.interface_type(name), "True", "", "update done")
+        return Condition(self.interface_type(name), "False", "", "update for condition")
+
+    def is_interface_condition(self, type_: str) -> bool:
+        return type_.startswith(self.interface_type("")) or self.is_nad_condition(type_)
+
+    def is_nad_condition(self, type_: str) -> bool:
+        return type_.startswith(self.nad_type(""))
+
+
+DIALECTS: dict[str, Dialect] = {"design": Design(), "nephio-r1": NephioR1()}

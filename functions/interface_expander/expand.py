@@ -1,0 +1,224 @@
+"""process(): expand every Interface, keep its children in sync, record Kptfile conditions."""
+
+from __future__ import annotations
+
+from krmlib import (
+    Condition,
+    KrmError,
+    KubeObject,
+    ResourceList,
+    get_condition,
+    get_conditions,
+    is_kind,
+    remove_condition,
+    set_condition,
+)
+from krmlib.children import ChildChange, collect_orphans, sync_children
+
+from .config import Config
+from .dialects import DIALECTS, Dialect
+from .inputs import (
+    CLUSTER_CONTEXT_API_VERSION,
+    INTERFACE_API_VERSION,
+    INTERFACE_KIND,
+    Cluster,
+    find_cluster_context,
+    read_cluster,
+    read_interface,
+)
+
+PENDING = ("create", "update", "delete", "pending-delete")
+
+
+class Conditions:
+    """The Kptfile's conditions; every call is a no-op when the package has no Kptfile."""
+
+    def __init__(self, kptfile: KubeObject | None) -> None:
+        self.kptfile = kptfile
+
+    def status(self, type_: str) -> str | None:
+        if self.kptfile is None:
+            return None
+        found = get_condition(self.kptfile, type_)
+        return found.status if found is not None else None
+
+    def set(self, condition: Condition) -> None:
+        if self.kptfile is not None:
+            set_condition(self.kptfile, condition)
+
+    def ensure(self, condition: Condition) -> None:
+        """Add the condition only when the Kptfile has none of that type."""
+        if self.kptfile is not None and self.status(condition.type) is None:
+            set_condition(self.kptfile, condition)
+
+    def remove(self, type_: str) -> None:
+        if self.kptfile is not None:
+            remove_condition(self.kptfile, type_)
+
+
+def process(rl: ResourceList, config: Config) -> None:
+    dialect = DIALECTS[config.dialect]
+    kptfile = rl.items.kptfile
+    if kptfile is None:
+        rl.results.warning(
+            "the package has no Kptfile: children are kept in sync, but no conditions are recorded"
+        )
+    conditions = Conditions(kptfile)
+    context = find_cluster_context(list(rl.items), rl.results)
+    cluster = read_cluster(context, r1=dialect.strict_cluster) if context is not None else None
+    interfaces = list(rl.items.where(is_kind(INTERFACE_KIND, INTERFACE_API_VERSION)))
+    for obj in interfaces:
+        try:
+            expand_interface(rl, obj, dialect, cluster, config, conditions)
+        except KrmError as exc:
+            rl.results.from_error(exc)
+    orphans = collect_orphans(
+        rl.items,
+        (INTERFACE_API_VERSION, INTERFACE_KIND),
+        owns=dialect.owns,
+        ownership=dialect.ownership,
+        deletion=dialect.deletion,
+    )
+    for change in orphans:
+        why = f"its Interface {change.owner.name} is gone"
+        record_child(rl, dialect, conditions, change, why, replaces=[])
+    forget_gone_interfaces(dialect, conditions, {obj.name for obj in interfaces})
+
+
+def expand_interface(
+    rl: ResourceList,
+    obj: KubeObject,
+    dialect: Dialect,
+    cluster: Cluster | None,
+    config: Config,
+    conditions: Conditions,
+) -> None:
+    """Sync one Interface's children and conditions; KrmError leaves its children untouched."""
+    req = read_interface(obj, rl.results)
+    desired: list[KubeObject] = []
+    expanded = True
+    if req.default_network:
+        why = f"Interface {req.name} uses the default network"
+    elif cluster is None:
+        expanded = False
+        why = "the package has no ClusterContext"
+        rl.results.warning(
+            f"Interface {req.name} is not expanded: the package has no "
+            f"{CLUSTER_CONTEXT_API_VERSION} ClusterContext",
+            obj,
+        )
+    else:
+        check_cni(rl, obj, req.cni_type, cluster, dialect)
+        if len(req.families) > 1 and dialect.name == "nephio-r1":
+            rl.results.warning(
+                "the nephio-r1 IPAllocation has no address family: one IPAllocation is requested",
+                obj,
+                "spec.ipFamilyPolicy",
+            )
+        desired = dialect.children(obj, req, cluster, config)
+        why = f"no longer needed by Interface {req.name}"
+    changes = sync_children(
+        rl.items,
+        obj,
+        desired,
+        owns=dialect.owns,
+        ownership=dialect.ownership,
+        deletion=dialect.deletion,
+    )
+    for change in changes:
+        if change.action == "conflict":
+            rl.results.error(
+                f"{change.child.kind} {change.child.name} already exists and is not owned by "
+                f"Interface {req.name}: rename or remove it",
+                change.child,
+                "metadata.name",
+            )
+    changes = [c for c in changes if c.action != "conflict"]
+    needs_nad = expanded and req.needs_nad
+    nad_type = dialect.nad_type(req.name)
+    ready = all(
+        c.action not in PENDING and conditions.status(dialect.child_type(c.child)) == "True"
+        for c in changes
+    ) and (not needs_nad or conditions.status(nad_type) == "True")
+    conditions.set(dialect.interface_condition(req.name, expanded, len(desired), ready))
+    for change in changes:
+        same_kind = [c for c in changes if c.child.kind == change.child.kind]
+        if change.action == "create":
+            replaces = [c.child.name for c in same_kind if c.action == "delete"]
+            record_child(rl, dialect, conditions, change, why, replaces)
+        elif change.action == "delete":
+            created = [c.child.name for c in same_kind if c.action == "create"]
+            reason = f"replaced by {', '.join(created)}" if created else why
+            record_child(rl, dialect, conditions, change, reason, replaces=[])
+        else:
+            record_child(rl, dialect, conditions, change, why, replaces=[])
+    if needs_nad:
+        conditions.ensure(
+            Condition(nad_type, "False", dialect.reason(req.name), dialect.nad_requested(req.name))
+        )
+    elif not req.needs_nad and conditions.status(nad_type) == "False":
+        conditions.remove(nad_type)
+
+
+def check_cni(
+    rl: ResourceList, obj: KubeObject, cni_type: str, cluster: Cluster, dialect: Dialect
+) -> None:
+    """A cniType unlike the cluster's: a warning (design) or an error (nephio-r1)."""
+    if not cni_type or not cluster.cni_type or cni_type == cluster.cni_type:
+        return
+    if dialect.strict_cluster:
+        raise KrmError(
+            f"cluster cniType not supported: cluster cniType: {cluster.cni_type}, "
+            f"interface cniType: {cni_type}",
+            obj=obj,
+            field="spec.cniType",
+        )
+    rl.results.warning(
+        f"cniType {cni_type} differs from the cluster's cniType {cluster.cni_type} "
+        f"(ClusterContext {cluster.obj.name} spec.cniConfig.cniType); expanded all the same",
+        obj,
+        "spec.cniType",
+    )
+
+
+def record_child(
+    rl: ResourceList,
+    dialect: Dialect,
+    conditions: Conditions,
+    change: ChildChange,
+    why: str,
+    replaces: list[str],
+) -> None:
+    """The child's condition: "False" when it changed; added if missing; else left alone."""
+    child = change.child
+    if change.action == "create":
+        rl.results.info(f"created for Interface {change.owner.name}", child)
+    elif change.action == "update":
+        rl.results.info(f"updated for Interface {change.owner.name}", child)
+    elif change.action == "delete":
+        rl.results.info(f"marked for deletion: {why}", child)
+    type_ = dialect.child_type(child)
+    reason = dialect.reason(change.owner.name)
+    if change.action == "create":
+        conditions.set(Condition(type_, "False", reason, dialect.created(child, replaces)))
+    elif change.action == "update":
+        conditions.set(Condition(type_, "False", reason, dialect.updated(child)))
+    elif change.action == "delete":
+        conditions.set(Condition(type_, "False", reason, dialect.deleted(child, why)))
+    elif change.action == "pending-delete":
+        conditions.ensure(Condition(type_, "False", reason, dialect.deleted(child, why)))
+    else:
+        conditions.ensure(Condition(type_, "False", reason, dialect.created(child, [])))
+
+
+def forget_gone_interfaces(dialect: Dialect, conditions: Conditions, present: set[str]) -> None:
+    """Drop the conditions of Interfaces that left the package (a fulfilled NAD one stays)."""
+    if conditions.kptfile is None:
+        return
+    keep = {dialect.interface_type(n) for n in present} | {dialect.nad_type(n) for n in present}
+    for condition in get_conditions(conditions.kptfile):
+        if condition.type in keep or not dialect.is_interface_condition(condition.type):
+            continue
+        if dialect.is_nad_condition(condition.type) and condition.status == "True":
+            continue
+        conditions.remove(condition.type)

@@ -1,0 +1,191 @@
+"""Reading the inputs: ``Interface`` requirements and the ``ClusterContext``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from krmlib import KrmError, KubeObject, Results
+
+INTERFACE_API_VERSION = "req.nephio.org/v1alpha1"
+INTERFACE_KIND = "Interface"
+CLUSTER_CONTEXT_API_VERSION = "infra.nephio.org/v1alpha1"
+CLUSTER_CONTEXT_KIND = "ClusterContext"
+NETWORK_NAME_ANNOTATION = "nephio.org/network-name"
+DEFAULT_NETWORK = "default"
+
+CNI_TYPES = ("sriov", "ipvlan", "macvlan")
+ATTACHMENT_TYPES = ("none", "vlan")
+FAMILY_POLICIES = {
+    "ipv4-only": ("ipv4",),
+    "ipv4only": ("ipv4",),
+    "ipv6-only": ("ipv6",),
+    "ipv6only": ("ipv6",),
+    "dual-stack": ("ipv4", "ipv6"),
+    "dualstack": ("ipv4", "ipv6"),
+}
+
+
+@dataclass(frozen=True)
+class Request:
+    """One Interface, read and checked."""
+
+    name: str
+    namespace: str
+    network: str
+    cni_type: str  # "" for a loopback interface
+    vlan: bool
+    families: tuple[str, ...]
+    network_name: str  # the nephio.org/network-name annotation, or ""
+    local_config: bool
+
+    @property
+    def loopback(self) -> bool:
+        return not self.cni_type
+
+    @property
+    def default_network(self) -> bool:
+        return self.network == DEFAULT_NETWORK
+
+    @property
+    def needs_nad(self) -> bool:
+        return bool(self.cni_type) and not self.default_network
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """What the children need from the ClusterContext."""
+
+    site: str
+    region: str
+    cni_type: str
+    master_interface: str
+    obj: KubeObject
+
+
+def _text(obj: KubeObject, path: str) -> str:
+    value = obj.get(path)
+    if value is None:
+        return ""
+    if not isinstance(value, str | int | float) or isinstance(value, bool):
+        raise KrmError(f"{path} must be a string", obj=obj, field=path)
+    return str(value)
+
+
+def read_interface(obj: KubeObject, results: Results) -> Request:
+    """The Interface's request; KrmError (naming the field) when it cannot be expanded."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        raise KrmError("Interface has no spec", obj=obj, field="spec")
+    network = _text(obj, "spec.networkInstance.name")
+    if not network:
+        raise KrmError(
+            "spec.networkInstance.name is missing: name the network instance of the interface",
+            obj=obj,
+            field="spec.networkInstance.name",
+        )
+    cni_type = _text(obj, "spec.cniType")
+    if cni_type and cni_type not in CNI_TYPES:
+        raise KrmError(
+            f"spec.cniType {cni_type!r} is not supported: expected one of "
+            f"{', '.join(CNI_TYPES)} (or no cniType for a loopback interface)",
+            obj=obj,
+            field="spec.cniType",
+        )
+    attachment = _attachment(obj, results)
+    policy = _text(obj, "spec.ipFamilyPolicy") or "ipv4-only"
+    families = FAMILY_POLICIES.get(policy.lower())
+    if families is None:
+        raise KrmError(
+            f"spec.ipFamilyPolicy {policy!r} is not supported: expected ipv4-only, ipv6-only "
+            "or dual-stack",
+            obj=obj,
+            field="spec.ipFamilyPolicy",
+        )
+    vlan = attachment == "vlan"
+    if vlan and not cni_type:
+        results.warning(
+            "attachmentType vlan is ignored on a loopback interface (no cniType): "
+            "no VLANAllocation is requested",
+            obj,
+            "spec.attachmentType",
+        )
+        vlan = False
+    return Request(
+        name=obj.name,
+        namespace=obj.namespace,
+        network=network,
+        cni_type=cni_type,
+        vlan=vlan,
+        families=families,
+        network_name=obj.annotations.get(NETWORK_NAME_ANNOTATION, ""),
+        local_config=obj.is_local_config,
+    )
+
+
+def _attachment(obj: KubeObject, results: Results) -> str:
+    attachment = _text(obj, "spec.attachmentType")
+    misspelt = _text(obj, "spec.attachementType")
+    if misspelt:
+        if attachment and attachment != misspelt:
+            results.warning(
+                f"spec.attachementType (misspelt) {misspelt!r} is ignored: "
+                f"spec.attachmentType {attachment!r} is used",
+                obj,
+                "spec.attachementType",
+            )
+        else:
+            results.warning(
+                "spec.attachementType is a misspelling: write spec.attachmentType",
+                obj,
+                "spec.attachementType",
+            )
+            attachment = misspelt
+    attachment = attachment or "none"
+    if attachment not in ATTACHMENT_TYPES:
+        raise KrmError(
+            f"spec.attachmentType {attachment!r} is not supported: expected none or vlan",
+            obj=obj,
+            field="spec.attachmentType",
+        )
+    return attachment
+
+
+def find_cluster_context(items: list[KubeObject], results: Results) -> KubeObject | None:
+    """The package's ClusterContext (the first one; more than one is a warning)."""
+    found = [
+        obj
+        for obj in items
+        if obj.api_version == CLUSTER_CONTEXT_API_VERSION and obj.kind == CLUSTER_CONTEXT_KIND
+    ]
+    if len(found) > 1:
+        results.warning(
+            f"{len(found)} ClusterContexts in the package: the first one, {found[0].name}, is used",
+            found[1],
+        )
+    return found[0] if found else None
+
+
+def read_cluster(obj: KubeObject, *, r1: bool) -> Cluster:
+    """The ClusterContext's values; KrmError when a mandatory field is missing.
+
+    The design dialect needs ``spec.siteCode``; ``nephio-r1`` also needs ``spec.cniConfig``
+    with ``cniType`` and ``masterInterface``, as Nephio R1 validated them.
+    """
+    mandatory = ["siteCode"]
+    if r1:
+        mandatory += ["cniConfig.cniType", "cniConfig.masterInterface"]
+    for field in mandatory:
+        if not _text(obj, f"spec.{field}"):
+            short = field.rsplit(".", 1)[-1]
+            raise KrmError(
+                f"spec invalid: mandatory field {short} is missing from ClusterContext",
+                obj=obj,
+                field=f"spec.{field}",
+            )
+    return Cluster(
+        site=_text(obj, "spec.siteCode"),
+        region=_text(obj, "spec.region"),
+        cni_type=_text(obj, "spec.cniConfig.cniType"),
+        master_interface=_text(obj, "spec.cniConfig.masterInterface"),
+        obj=obj,
+    )

@@ -1,0 +1,209 @@
+"""krmlib.children: the generic owned-children sync."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from krmlib import Items, KrmError, KubeObject
+from krmlib.children import (
+    DeleteAnnotation,
+    DeletionTimestamp,
+    OwnerAnnotation,
+    OwnerKey,
+    OwnerReferences,
+    collect_orphans,
+    now_rfc3339,
+    parse_owner,
+    sync_children,
+)
+
+OWNS = (("example.com/v1", "Child"),)
+REFS = OwnerReferences()
+STAMP = DeletionTimestamp()
+
+
+def owner(name: str = "p", path: str = "dir/owner.yaml") -> KubeObject:
+    obj = KubeObject.from_dict(
+        {"apiVersion": "example.com/v1", "kind": "Parent", "metadata": {"name": name}}
+    )
+    obj.set_path(path)
+    return obj
+
+
+def child(name: str, spec: dict[str, Any], owner_name: str | None = "p") -> KubeObject:
+    metadata: dict[str, Any] = {"name": name}
+    if owner_name:
+        metadata["ownerReferences"] = [
+            {"apiVersion": "example.com/v1", "kind": "Parent", "name": owner_name}
+        ]
+    return KubeObject.from_dict(
+        {"apiVersion": "example.com/v1", "kind": "Child", "metadata": metadata, "spec": spec}
+    )
+
+
+def sync(items: Items, parent: KubeObject, desired: list[KubeObject]) -> list[tuple[str, str]]:
+    changes = sync_children(items, parent, desired, owns=OWNS, ownership=REFS, deletion=STAMP)
+    return [(c.action, c.child.name) for c in changes]
+
+
+@pytest.fixture(autouse=True)
+def _epoch(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+
+
+def test_create_places_child_after_owner_in_its_folder() -> None:
+    parent, other = owner(), owner("q", "q.yaml")
+    items = Items([parent, other])
+    assert sync(items, parent, [child("c1", {"a": 1}, owner_name=None)]) == [("create", "c1")]
+    names = [o.name for o in items]
+    assert names == ["p", "c1", "q"]
+    created = items[1]
+    assert created.path == "dir/child_c1.yaml"
+    assert created.is_owned_by(parent)
+
+
+def test_unchanged_child_is_not_rewritten() -> None:
+    parent = owner()
+    existing = KubeObject.from_yaml(child("c1", {"a": 1}).to_yaml())
+    items = Items([parent, existing])
+    assert sync(items, parent, [child("c1", {"a": 1})]) == [("unchanged", "c1")]
+    assert not existing.changed
+
+
+def test_same_name_with_other_spec_is_updated_in_place() -> None:
+    parent = owner()
+    existing = child("c1", {"a": 1, "b": 2})
+    items = Items([parent, existing])
+    assert sync(items, parent, [child("c1", {"a": 3})]) == [("update", "c1")]
+    assert existing.get("spec") == {"a": 3}
+    assert len(items) == 2
+
+
+def test_new_name_marks_the_old_child_and_creates_the_new_one() -> None:
+    parent = owner()
+    old = child("c-aaa", {"a": 1})
+    items = Items([parent, old])
+    assert sync(items, parent, [child("c-bbb", {"a": 2})]) == [
+        ("create", "c-bbb"),
+        ("delete", "c-aaa"),
+    ]
+    assert old.get("metadata.deletionTimestamp") == "2023-11-14T22:13:20Z"
+    assert [o.name for o in items] == ["p", "c-aaa", "c-bbb"]
+
+
+def test_a_marked_child_keeps_its_first_timestamp() -> None:
+    parent = owner()
+    old = child("c1", {"a": 1})
+    old.set("metadata.deletionTimestamp", "2020-01-01T00:00:00Z")
+    items = Items([parent, old])
+    assert sync(items, parent, []) == [("pending-delete", "c1")]
+    assert old.get("metadata.deletionTimestamp") == "2020-01-01T00:00:00Z"
+
+
+def test_a_marked_child_wanted_again_is_revived() -> None:
+    parent = owner()
+    old = child("c1", {"a": 1})
+    old.set("metadata.deletionTimestamp", "2020-01-01T00:00:00Z")
+    items = Items([parent, old])
+    assert sync(items, parent, [child("c1", {"a": 1})]) == [("update", "c1")]
+    assert not old.has("metadata.deletionTimestamp")
+
+
+def test_children_of_other_owners_and_kinds_are_ignored() -> None:
+    parent = owner()
+    foreign = child("c2", {"a": 1}, owner_name="someone-else")
+    other_kind = KubeObject.from_dict(
+        {
+            "apiVersion": "example.com/v1",
+            "kind": "Other",
+            "metadata": {
+                "name": "o",
+                "ownerReferences": [
+                    {"apiVersion": "example.com/v1", "kind": "Parent", "name": "p"}
+                ],
+            },
+        }
+    )
+    items = Items([parent, foreign, other_kind])
+    assert sync(items, parent, []) == []
+    assert not foreign.has("metadata.deletionTimestamp")
+    assert not other_kind.has("metadata.deletionTimestamp")
+
+
+def test_a_name_taken_by_an_unowned_item_is_a_conflict() -> None:
+    parent = owner()
+    squatter = child("c1", {"x": 1}, owner_name=None)
+    items = Items([parent, squatter])
+    assert sync(items, parent, [child("c1", {"a": 1})]) == [("conflict", "c1")]
+    assert squatter.get("spec") == {"x": 1}
+    assert len(items) == 2
+
+
+def test_orphans_are_marked_once() -> None:
+    parent = owner()
+    mine = child("c1", {"a": 1})
+    orphan = child("c2", {"a": 1}, owner_name="gone")
+    items = Items([parent, mine, orphan])
+    changes = collect_orphans(
+        items, ("example.com/v1", "Parent"), owns=OWNS, ownership=REFS, deletion=STAMP
+    )
+    assert [(c.action, c.child.name, c.owner.name) for c in changes] == [("delete", "c2", "gone")]
+    assert orphan.get("metadata.deletionTimestamp") == "2023-11-14T22:13:20Z"
+    assert not mine.has("metadata.deletionTimestamp")
+    again = collect_orphans(
+        items, ("example.com/v1", "Parent"), owns=OWNS, ownership=REFS, deletion=STAMP
+    )
+    assert [c.action for c in again] == ["pending-delete"]
+
+
+def test_annotation_ownership_and_deletion() -> None:
+    ownership = OwnerAnnotation("example.com/owner")
+    deletion = DeleteAnnotation("example.com/delete")
+    parent = owner()
+    items = Items([parent])
+    changes = sync_children(
+        items,
+        parent,
+        [child("c1", {"a": 1}, owner_name=None)],
+        owns=OWNS,
+        ownership=ownership,
+        deletion=deletion,
+    )
+    created = changes[0].child
+    assert created.annotations["example.com/owner"] == "example.com/v1.Parent.p"
+    assert ownership.owners(created) == [OwnerKey("example.com/v1", "Parent", "p")]
+    items.remove(parent)
+    orphans = collect_orphans(
+        items, ("example.com/v1", "Parent"), owns=OWNS, ownership=ownership, deletion=deletion
+    )
+    assert [c.action for c in orphans] == ["delete"]
+    assert created.annotations["example.com/delete"] == "true"
+    deletion.unmark(created)
+    assert "example.com/delete" not in created.annotations
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (
+            "req.nephio.org/v1alpha1.Interface.n3",
+            OwnerKey("req.nephio.org/v1alpha1", "Interface", "n3"),
+        ),
+        ("v1.ConfigMap.a.b", OwnerKey("v1", "ConfigMap", "a.b")),
+        ("nonsense", None),
+        ("", None),
+    ],
+)
+def test_parse_owner(value: str, expected: OwnerKey | None) -> None:
+    assert parse_owner(value) == expected
+
+
+def test_now_honours_source_date_epoch(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert now_rfc3339() == "2023-11-14T22:13:20Z"
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "soon")
+    with pytest.raises(KrmError, match="SOURCE_DATE_EPOCH"):
+        now_rfc3339()
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")
+    assert now_rfc3339().endswith("Z")
