@@ -1,0 +1,46 @@
+"""examples/upf through real kpt: the first render adds children, the second changes nothing."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from krmlib.testing import run_kpt
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "upf"
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
+
+
+@pytest.mark.kpt
+def test_upf_renders_and_a_second_render_changes_nothing(tmp_path: Path) -> None:
+    work = tmp_path / "upf"
+    shutil.copytree(EXAMPLE, work)
+    first = run_kpt(["fn", "render", "--allow-exec", str(work)])
+    assert first.returncode == 0, first.stderr
+    once = _snapshot(work)
+    children = sorted(n for n in once if n.startswith(("ipallocation_", "vlanallocation_")))
+    assert [n.split("_")[0] + "_" + n.split("_")[1].rsplit("-", 1)[0] for n in children] == [
+        "ipallocation_lo0-ip",
+        "ipallocation_n3-ip",
+        "ipallocation_n4-ip",
+        "ipallocation_n6-ipv4",
+        "ipallocation_n6-ipv6",
+        "vlanallocation_n3-vlan",
+        "vlanallocation_n6-vlan",
+    ]
+    kptfile = once["Kptfile"].decode()
+    assert "type: req-nephio-org-v1alpha1-interface-n6-nad-generated" in kptfile
+    assert "type: req-nephio-org-v1alpha1-interface-lo0-nad-generated" not in kptfile
+    # untouched files stay byte-identical (comments included)
+    for name in ("interfaces.yaml", "cluster-context.yaml", "upf-config.yaml"):
+        assert once[name] == (EXAMPLE / name).read_bytes(), name
+    second = run_kpt(["fn", "render", "--allow-exec", str(work)])
+    assert second.returncode == 0, second.stderr
+    assert _snapshot(work) == once
