@@ -53,7 +53,7 @@ def splice_set(text: str, item_form: bool, keys: tuple[str, ...], value: str) ->
     else:
         view = list(lines)
         base = 0
-    if any("\t" in line[: len(line) - len(line.lstrip())] for line in view):
+    if "\t" in text and any("\t" in line[: len(line) - len(line.lstrip())] for line in view):
         return None
     start, end, indent = 0, len(view), base  # the mapping block we search: lines [start, end)
     for depth, key in enumerate(keys):

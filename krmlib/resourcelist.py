@@ -86,34 +86,34 @@ def _indent(text: str) -> str:
 _TOP_KEY = re.compile(r"^([A-Za-z][A-Za-z0-9_]*):(.*)$")
 
 
+_SECTION = re.compile(r"^(?![ \n-]).+$", re.M)  # column-0 lines other than list entries
+_ODD_DASH = re.compile(r"^-(?![ \n]|$)", re.M)  # "---", "-x": not kpt's layout
+_ITEM_START = re.compile(r"^-(?: |$)", re.M)
+_ALIAS = re.compile(r"(?:^|[\s\[{,:-])\*[^\s\[\]{},]", re.M)
+
+
 def _split(text: str) -> ResourceList | None:
     """The fast path: split kpt's regular ResourceList layout; None if the text is irregular."""
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    start = 0
-    if lines and lines[0].rstrip() == "---":
-        start = 1
-    sections: list[tuple[str, str, list[str]]] = []  # (key, inline value, body lines)
-    for line in lines[start:]:
-        if not line or line[0] == " ":
-            if not sections:
-                return None
-            sections[-1][2].append(line)
-            continue
-        if line[0] == "-":
-            if not sections or not (line == "-" or line.startswith("- ")):
-                return None
-            sections[-1][2].append(line)
-            continue
-        match = _TOP_KEY.match(line)
-        if match is None:
-            return None  # comments at column 0, documents markers, flow style: full parse
-        sections.append((match.group(1), match.group(2).strip(), []))
+    if text.startswith("---\n"):
+        text = text[4:]
+    if _ODD_DASH.search(text):
+        return None
+    if text and not text.endswith("\n"):
+        text += "\n"
+    sections: list[tuple[str, str, str]] = []  # (key, inline value, body text)
+    matches = list(_SECTION.finditer(text))
+    if not matches or matches[0].start() != 0:
+        return None
+    for index, match in enumerate(matches):
+        top = _TOP_KEY.match(match.group(0))
+        if top is None:
+            return None  # comments at column 0, document markers, flow style: full parse
+        end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
+        sections.append((top.group(1), top.group(2).strip(), text[match.end() + 1 : end]))
     keys = [key for key, _, _ in sections]
     if len(set(keys)) != len(keys):
         return None
-    header = {key: value for key, value, body in sections if not body}
+    header = {key: value for key, value, _ in sections}
     kind = header.get("kind")
     api_version = header.get("apiVersion", "")
     if kind not in (RL_KIND, "List"):
@@ -121,67 +121,53 @@ def _split(text: str) -> ResourceList | None:
     if kind == RL_KIND and api_version not in RL_API_VERSIONS:
         return None
     rl = ResourceList(form="resourcelist" if kind == RL_KIND else "list")
-    if kind == RL_KIND:
-        rl.api_version = "config.kubernetes.io/v1"
     has_items = False
     for key, value, body in sections:
         if key in ("apiVersion", "kind"):
-            if body:
+            if body.strip():
                 return None
             continue
         if key == "items":
             has_items = True
-            if value == "[]" and not body:
+            if value == "[]" and not body.strip():
                 continue
             if value or not _split_items(body, rl):
                 return None
         elif key == "functionConfig":
             if value and value != "{}":
                 return None
-            if body:
-                doc = "\n".join(line[2:] if line.startswith("  ") else line for line in body)
+            if body.strip():
+                lines = body.split("\n")
+                doc = "\n".join(line[2:] if line.startswith("  ") else line for line in lines)
                 rl.function_config = KubeObject.from_yaml(doc)
         elif key == "results":
             if value == "[]":
                 continue
             if value:
                 return None
-            rl._input_results = "\n".join(body) + "\n"
+            rl._input_results = body
         else:
-            rl._extra.append(
-                (key, "\n".join([f"{key}:{' ' + value if value else ''}", *body]) + "\n")
-            )
+            rl._extra.append((key, f"{key}:{' ' + value if value else ''}\n{body}"))
     if not has_items:
         raise InputError("the ResourceList has no items")
     return rl
 
 
-_ALIAS = re.compile(r"(?:^|[\s\[{,:-])\*[^\s\[\]{},]", re.M)
-
-
-def _split_items(body: list[str], rl: ResourceList) -> bool:
-    current: list[str] = []
-    chunks: list[list[str]] = []
-    for line in body:
-        if line.startswith("-"):
-            if current:
-                chunks.append(current)
-            if line == "-":
-                return False
-            current = [line]
-        else:
-            if not current:
-                if line.strip():
-                    return False
-                continue
-            current.append(line)
-    if current:
-        chunks.append(current)
-    for chunk in chunks:
-        text = "\n".join(chunk) + "\n"
-        if "*" in text and _ALIAS.search(text):
-            return False  # an alias may point into another item: parse the whole list
-        rl.items.append(KubeObject(src=text, form="item"))
+def _split_items(body: str, rl: ResourceList) -> bool:
+    """Cut the items section at its column-0 ``- `` entries; False if it is not that layout."""
+    if not body.strip():
+        return True
+    if not body.lstrip("\n").startswith("-"):
+        return False  # indented entries or stray content: full parse
+    if "*" in body and _ALIAS.search(body):
+        return False  # an alias may point into another item: parse the whole list
+    starts = [match.start() for match in _ITEM_START.finditer(body)]
+    starts.append(len(body))
+    for begin, end in zip(starts, starts[1:], strict=False):
+        chunk = body[begin:end]
+        if chunk.startswith("-\n") or chunk == "-":
+            return False
+        rl.items.append(KubeObject(src=chunk, form="item"))
     return True
 
 
