@@ -1,0 +1,103 @@
+"""The functionConfig: ``krmfn.dev/v1alpha1 ApplySet`` or a ConfigMap with kebab-case keys."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from krmlib import FunctionConfig
+
+PREFIXES = ("applyset.kubernetes.io", "applyset.k8s.io")
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class ParentRef(_Frozen):
+    """The ApplySet parent: a ConfigMap, a Secret or a custom resource."""
+
+    api_version: str = Field("v1", alias="apiVersion")
+    kind: str = "Secret"
+    name: str = ""
+    namespace: str = ""
+
+    @property
+    def group(self) -> str:
+        return self.api_version.rsplit("/", 1)[0] if "/" in self.api_version else ""
+
+    @property
+    def group_kind(self) -> str:
+        return f"{self.kind}.{self.group}" if self.group else self.kind
+
+    @field_validator("kind")
+    @classmethod
+    def _kind_set(cls, value: str) -> str:
+        if not value:
+            raise ValueError("must not be empty")
+        return value
+
+
+class OwnerReferences(_Frozen):
+    """ownerReferences to the parent on the members (only where Kubernetes allows them)."""
+
+    uid: str
+    controller: bool = False
+    block_owner_deletion: bool = Field(False, alias="blockOwnerDeletion")
+
+
+class Config(FunctionConfig):
+    """``spec`` of ``krmfn.dev/v1alpha1 ApplySet``."""
+
+    KIND = "ApplySet"
+    CONFIGMAP_KEYS: ClassVar[dict[str, str]] = {
+        "parent-api-version": "parent.apiVersion",
+        "parent-kind": "parent.kind",
+        "parent-name": "parent.name",
+        "parent-namespace": "parent.namespace",
+        "owner-uid": "ownerReferences.uid",
+        "owner-controller": "ownerReferences.controller",
+    }
+
+    parent: ParentRef = Field(default_factory=lambda: ParentRef.model_validate({}))
+    mode: Literal["managed", "kubectl"] = "managed"
+    tooling: str = ""
+    tool_labels: dict[str, str] = Field(default_factory=dict, alias="toolLabels")
+    key_prefix: Literal["applyset.kubernetes.io", "applyset.k8s.io"] = Field(
+        "applyset.kubernetes.io", alias="keyPrefix"
+    )
+    cluster_scoped_kinds: list[str] = Field(default_factory=list, alias="clusterScopedKinds")
+    owner_references: OwnerReferences | None = Field(None, alias="ownerReferences")
+    live_objects: list[dict[str, Any]] | str | None = Field(None, alias="liveObjects")
+    force: bool = False
+    kubectl_version: str = Field("v1.32", alias="kubectlVersion")
+
+    @field_validator("tooling")
+    @classmethod
+    def _tooling_form(cls, value: str) -> str:
+        if value and ("/" not in value or value.startswith("/") or value.endswith("/")):
+            raise ValueError(f"must be <name>/<version>, got {value!r}")
+        return value
+
+    @field_validator("key_prefix", mode="before")
+    @classmethod
+    def _strip_slash(cls, value: Any) -> Any:
+        return value.rstrip("/") if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _kubectl_tooling(self) -> Config:
+        if self.mode == "kubectl" and self.tooling and not self.tooling.startswith("kubectl/"):
+            raise ValueError(
+                f"tooling: kubectl mode needs kubectl/<version> (kubectl refuses a parent whose "
+                f"tooling is another tool's), got {self.tooling!r}"
+            )
+        return self
+
+    def effective_tooling(self) -> str:
+        if self.tooling:
+            return self.tooling
+        return f"kubectl/{self.kubectl_version}" if self.mode == "kubectl" else "krmfn/v1"
+
+    def key(self, name: str) -> str:
+        return f"{self.key_prefix}/{name}"

@@ -1,0 +1,126 @@
+"""Members of the set: which items, in which namespace, with which labels and ownerReferences."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from krmlib import KubeObject, Results, format_path, is_kptfile
+
+from .config import PREFIXES, Config
+from .scope import Scopes
+
+CONFIG_GROUP = "krmfn.dev"
+
+
+@dataclass(frozen=True)
+class Member:
+    obj: KubeObject
+    namespace: str  # effective namespace ('' for cluster-scoped)
+    cluster_scoped: bool
+
+    @property
+    def identity(self) -> tuple[str, str, str, str]:
+        return (self.obj.group, self.obj.kind, self.namespace, self.obj.name)
+
+
+def is_member_candidate(obj: KubeObject, parent: KubeObject | None) -> bool:
+    """Would the item be applied? Not the parent, local-config items, the Kptfile, our configs."""
+    return not (
+        obj is parent or is_kptfile(obj) or obj.is_local_config or obj.group == CONFIG_GROUP
+    )
+
+
+def resolve(obj: KubeObject, scopes: Scopes, parent_namespace: str) -> Member:
+    """The member with its effective namespace (a namespace-less namespaced item: the parent's)."""
+    cluster = scopes.cluster_scoped(obj.kind, obj.group)
+    namespace = "" if cluster else (obj.namespace or parent_namespace)
+    return Member(obj, namespace, cluster)
+
+
+def label_path(key: str) -> str:
+    return format_path(("metadata", "labels", key))
+
+
+def check_part_of(member: Member, set_id: str, results: Results) -> bool:
+    """An object belongs to at most one set: another set's part-of label is an error."""
+    labels = member.obj.labels
+    ok = True
+    for prefix in PREFIXES:
+        key = f"{prefix}/part-of"
+        value = labels.get(key)
+        if value and value != set_id:
+            results.error(
+                f"already a member of ApplySet {value} (an object belongs to at most one set); "
+                f"remove the label or choose that set's parent",
+                member.obj,
+                label_path(key),
+                current=value,
+                proposed=set_id,
+            )
+            ok = False
+    return ok
+
+
+def label_member(member: Member, set_id: str, config: Config, results: Results) -> None:
+    """part-of (managed mode) and the tool labels; only what changes is written."""
+    labels = member.obj.labels
+    key = config.key("part-of")
+    if config.mode == "managed":
+        if labels.get(key) != set_id:
+            labels[key] = set_id
+    elif key in labels:
+        del labels[key]
+        results.info(
+            f"removed {key}: kubectl refuses input objects that already carry it",
+            member.obj,
+            label_path(key),
+        )
+    for name, value in config.tool_labels.items():
+        if labels.get(name) != value:
+            labels[name] = value
+
+
+def owner_reference_allowed(member: Member, parent_namespace: str, parent_cluster: bool) -> bool:
+    """Kubernetes allows a cluster-scoped owner, or a namespaced owner in the same namespace."""
+    if parent_cluster:
+        return True
+    return not member.cluster_scoped and member.namespace == parent_namespace
+
+
+def _same_owner(ref: dict[str, object], other: dict[str, object]) -> bool:
+    group = str(ref["apiVersion"]).rsplit("/", 1)[0]
+    return (
+        other.get("kind") == ref["kind"]
+        and other.get("name") == ref["name"]
+        and str(other.get("apiVersion", "")).rsplit("/", 1)[0] == group
+    )
+
+
+def check_controller(member: Member, ref: dict[str, object], results: Results) -> bool:
+    """An object has at most one controller: the parent cannot replace another one."""
+    if not ref.get("controller"):
+        return True
+    for index, other in enumerate(member.obj.owner_references):
+        if not _same_owner(ref, other) and other.get("controller") is True:
+            results.error(
+                f"already has a controller ({other.get('kind')}/{other.get('name')}); "
+                f"an object can have only one, so the parent cannot be its controller",
+                member.obj,
+                f"metadata.ownerReferences[{index}].controller",
+            )
+            return False
+    return True
+
+
+def set_owner_reference(member: Member, ref: dict[str, object]) -> None:
+    """Add or update the reference to the parent (matched by group, kind and name)."""
+    refs = member.obj.owner_references
+    new = list(refs)
+    for index, other in enumerate(refs):
+        if _same_owner(ref, other):
+            new[index] = {**other, **ref}
+            break
+    else:
+        new.append(ref)
+    if new != refs:
+        member.obj.set("metadata.ownerReferences", new)

@@ -1,0 +1,241 @@
+"""process(): make the package an ApplySet."""
+
+from __future__ import annotations
+
+from krmlib import KrmError, KubeObject, ResourceList, Results
+
+from .applyset_id import applyset_id
+from .config import Config, ParentRef
+from .members import (
+    Member,
+    check_controller,
+    check_part_of,
+    is_member_candidate,
+    label_member,
+    owner_reference_allowed,
+    resolve,
+    set_owner_reference,
+)
+from .parent import (
+    annotate_parent,
+    check_parent,
+    find_parent,
+    is_core_parent,
+    new_parent,
+    parent_namespace,
+)
+from .prune import load_live_objects, preview
+from .scope import Scopes, crd_group_kind, is_crd
+
+
+def process(rl: ResourceList, config: Config) -> None:
+    items, results = rl.items, rl.results
+    ref = _parent_ref(rl, config)
+    scopes = Scopes.build(items, config.cluster_scoped_kinds)
+    cluster = scopes.cluster_scoped(ref.kind, ref.group)
+    found = find_parent(items, ref)
+    candidates = [o for o in items if is_member_candidate(o, found) and not _is_config(o, rl)]
+    explicit = [
+        o.namespace
+        for o in candidates
+        if o.namespace and not scopes.cluster_scoped(o.kind, o.group)
+    ]
+    namespace = parent_namespace(ref, found, cluster, explicit, _field(rl, "parent.namespace"))
+    set_id = applyset_id(ref.name, namespace, ref.kind, ref.group)
+
+    members = [resolve(o, scopes, namespace) for o in candidates]
+    ok = all([check_part_of(m, set_id, results) for m in members])
+    ok = _check_namespaces(members, cluster, results) and ok
+    ok = (found is None or check_parent(found, set_id, config, results)) and ok
+    owners = _owner_plan(members, ref, namespace, cluster, config, results)
+    ok = all([check_controller(m, owner, results) for m, owner in owners]) and ok
+    if not ok:
+        return  # nothing is written when a check fails
+
+    for member in members:
+        label_member(member, set_id, config, results)
+    for member, owner in owners:
+        set_owner_reference(member, owner)
+
+    group_kinds = sorted({m.obj.group_kind for m in members})
+    namespaces = sorted({m.namespace for m in members if m.namespace and m.namespace != namespace})
+    parent = found
+    if parent is None and is_core_parent(ref):
+        parent = items.append(new_parent(ref, namespace, set_id, config))
+    if parent is not None:
+        annotate_parent(parent, set_id, group_kinds, namespaces, config)
+    else:
+        _report_remote_parent(ref, namespace, set_id, group_kinds, namespaces, config, results)
+    _mark_parent_crd(ref, scopes, config)
+
+    results.info(
+        f"ApplySet {set_id} ({config.mode} mode): parent {ref.group_kind}/{ref.name}"
+        + (f" in {namespace}" if namespace else "")
+        + f", {len(members)} members, group-kinds {','.join(group_kinds) or '(none)'}"
+    )
+    if config.mode == "kubectl":
+        results.info(_kubectl_command(ref, namespace, parent, members, scopes))
+    if config.live_objects is not None:
+        live = load_live_objects(config.live_objects, items)
+        preview(members, live, set_id, config.key("part-of"), scopes, results)
+
+
+def _parent_ref(rl: ResourceList, config: Config) -> ParentRef:
+    """spec.parent, with the name defaulting to the package's (the Kptfile's metadata.name)."""
+    ref = config.parent
+    if ref.name:
+        return ref
+    kptfile = rl.items.kptfile
+    if kptfile is None:
+        raise KrmError(
+            "spec.parent.name is not set and there is no Kptfile to take the package name from",
+            field="spec.parent.name",
+        )
+    return ref.model_copy(update={"name": kptfile.name})
+
+
+def _field(rl: ResourceList, path: str) -> str:
+    """A config field's path in the form the user wrote: spec.x.y or data.x-y (ConfigMap)."""
+    config = rl.function_config
+    if config is not None and config.kind == "ConfigMap":
+        return "data." + path.replace(".", "-").replace("apiVersion", "api-version")
+    return "spec." + path
+
+
+def _is_config(obj: KubeObject, rl: ResourceList) -> bool:
+    config = rl.function_config
+    return (
+        config is not None
+        and obj.kind == config.kind
+        and obj.api_version == config.api_version
+        and obj.name == config.name
+    )
+
+
+def _check_namespaces(members: list[Member], parent_cluster: bool, results: Results) -> bool:
+    """A cluster-scoped parent cannot give namespace-less namespaced members a namespace."""
+    ok = True
+    if parent_cluster:
+        for member in members:
+            if not member.cluster_scoped and not member.namespace:
+                results.error(
+                    f"namespaced {member.obj.kind} without a namespace under a cluster-scoped "
+                    f"parent: it could never be pruned; set metadata.namespace",
+                    member.obj,
+                    "metadata.namespace",
+                )
+                ok = False
+    return ok
+
+
+def _owner_plan(
+    members: list[Member],
+    ref: ParentRef,
+    namespace: str,
+    cluster: bool,
+    config: Config,
+    results: Results,
+) -> list[tuple[Member, dict[str, object]]]:
+    """The members that get an ownerReference to the parent, and the reference."""
+    owners = config.owner_references
+    if owners is None:
+        return []
+    owner: dict[str, object] = {
+        "apiVersion": ref.api_version,
+        "kind": ref.kind,
+        "name": ref.name,
+        "uid": owners.uid,
+    }
+    if owners.controller:
+        owner["controller"] = True
+    if owners.block_owner_deletion:
+        owner["blockOwnerDeletion"] = True
+    plan = []
+    for member in members:
+        if is_crd(member.obj) and crd_group_kind(member.obj) == ref.group_kind:
+            results.info(
+                "no ownerReference on the parent's own CRD: deleting the parent would delete "
+                "the CRD and with it every object of the kind",
+                member.obj,
+                "metadata.ownerReferences",
+            )
+        elif owner_reference_allowed(member, namespace, cluster):
+            plan.append((member, owner))
+        else:
+            where = (
+                "cluster-scoped" if member.cluster_scoped else f"in namespace {member.namespace}"
+            )
+            results.info(
+                f"no ownerReference to the parent: the member is {where} and the parent is in "
+                f"namespace {namespace} (Kubernetes allows only same-namespace or cluster-scoped "
+                f"owners)",
+                member.obj,
+                "metadata.ownerReferences",
+            )
+    return plan
+
+
+def _report_remote_parent(
+    ref: ParentRef,
+    namespace: str,
+    set_id: str,
+    group_kinds: list[str],
+    namespaces: list[str],
+    config: Config,
+    results: Results,
+) -> None:
+    """A custom-resource parent outside the package: say what it must carry."""
+    where = f" in namespace {namespace}" if namespace else ""
+    needs = [f"label {config.key('id')}={set_id}"]
+    needs.append(f"annotation {config.key('tooling')}={config.effective_tooling()}")
+    needs.append(f"annotation {config.key('contains-group-kinds')}={','.join(group_kinds)}")
+    if namespaces:
+        needs.append(f"annotation {config.key('additional-namespaces')}={','.join(namespaces)}")
+    must = " and must exist before kubectl runs" if config.mode == "kubectl" else ""
+    results.warning(
+        f"the parent {ref.group_kind}/{ref.name}{where} is not in the package{must}; "
+        f"it needs {'; '.join(needs)}",
+        field="spec.parent",
+    )
+
+
+def _mark_parent_crd(ref: ParentRef, scopes: Scopes, config: Config) -> None:
+    crd = scopes.crds.get(ref.group_kind)
+    if crd is not None and is_crd(crd) and crd_group_kind(crd) == ref.group_kind:
+        key = config.key("is-parent-type")
+        if crd.labels.get(key) != "true":
+            crd.labels[key] = "true"
+
+
+def _kubectl_command(
+    ref: ParentRef,
+    namespace: str,
+    parent: KubeObject | None,
+    members: list[Member],
+    scopes: Scopes,
+) -> str:
+    resource = scopes.plural(ref.kind, ref.group) or f"{ref.kind.lower()}s"
+    applyset = f"{resource}.{ref.group}/{ref.name}" if ref.group else f"{resource}/{ref.name}"
+    files: list[str] = []
+    parent_file = parent.path if parent is not None else None
+    for member in members:
+        path = member.obj.path
+        if path and path not in files:
+            files.append(path)
+    args = ["KUBECTL_APPLYSET=true kubectl apply"]
+    if namespace:
+        args.append(f"-n {namespace}")
+    args.append(f"--prune --applyset={applyset}")
+    args.extend(f"-f {path}" for path in files)
+    notes = ""
+    if parent_file and parent_file in files:
+        notes = f"; {parent_file} holds the parent and members: move the parent to its own file"
+    if not is_core_parent(ref):
+        guessed = "" if scopes.plural(ref.kind, ref.group) else " (resource name guessed)"
+        notes += (
+            f"; the {ref.kind} parent{guessed} must exist before kubectl runs"
+            f" (apply {parent_file} first)"
+            if parent_file
+            else f"; the {ref.kind} parent{guessed} must exist before kubectl runs"
+        )
+    return "apply with kubectl: " + " ".join(args) + notes

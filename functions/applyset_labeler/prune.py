@@ -1,0 +1,134 @@
+"""Prune preview: the package against a snapshot of the set's live objects."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from krmlib import (
+    ANN_PACKAGE_PATH,
+    Items,
+    KrmError,
+    KubeObject,
+    ResourceList,
+    Results,
+    format_path,
+)
+
+from .members import Member
+from .scope import Scopes
+
+# Annotations a live object never has, or the server adds: not a difference.
+_LOCAL_ANNOTATION_PREFIXES = (
+    "internal.config.kubernetes.io/",
+    "config.kubernetes.io/",
+    "config.k8s.io/",
+)
+_LOCAL_ANNOTATIONS = ("internal.config.k8s.io/kpt-resource-id",)
+
+
+def load_live_objects(value: list[dict[str, Any]] | str, items: Items) -> list[KubeObject]:
+    """Inline objects, or a file (stream, v1 List, ResourceList) relative to the package."""
+    if isinstance(value, list):
+        out = []
+        for index, data in enumerate(value):
+            if not isinstance(data.get("kind"), str) or not isinstance(data.get("metadata"), dict):
+                raise KrmError(
+                    f"liveObjects[{index}] is not a KRM object (kind, metadata.name)",
+                    field=f"spec.liveObjects[{index}]",
+                )
+            out.append(KubeObject.from_dict(data))
+        return out
+    path = Path(value)
+    if not path.is_absolute():
+        base = next((o.annotations.get(ANN_PACKAGE_PATH) for o in items if o.package_path), None)
+        path = Path(base or os.getcwd()) / path
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise KrmError(
+            f"cannot read the live objects file {value!r}: {exc.strerror or exc} "
+            f"(a relative path is read from the package folder, which kpt names only in "
+            f"`kpt fn render`)",
+            field="spec.liveObjects",
+        ) from None
+    try:
+        return list(ResourceList.parse(text).items)
+    except KrmError as exc:
+        raise KrmError(
+            f"live objects file {value!r}: {exc.message}", field="spec.liveObjects"
+        ) from None
+
+
+def _identity(obj: KubeObject, scopes: Scopes) -> tuple[str, str, str, str]:
+    namespace = "" if scopes.cluster_scoped(obj.kind, obj.group) else obj.namespace
+    return (obj.group, obj.kind, namespace, obj.name)
+
+
+def first_difference(want: Any, have: Any, keys: tuple[str | int, ...] = ()) -> str | None:
+    """The first field the package sets differently from the live object (None: a subset).
+
+    Fields the server adds (status, uid, defaults) are not differences; kpt's and
+    kustomize's local annotations are ignored.
+    """
+    if isinstance(want, dict):
+        have = have if isinstance(have, dict) else {}
+        for key, value in want.items():
+            if keys == ("metadata", "annotations") and (
+                str(key).startswith(_LOCAL_ANNOTATION_PREFIXES) or key in _LOCAL_ANNOTATIONS
+            ):
+                continue
+            found = first_difference(value, have.get(key), (*keys, str(key)))
+            if found is not None:
+                return found
+        return None
+    if isinstance(want, list):
+        if not isinstance(have, list) or len(have) != len(want):
+            return format_path(keys)
+        for index, (a, b) in enumerate(zip(want, have, strict=True)):
+            found = first_difference(a, b, (*keys, index))
+            if found is not None:
+                return found
+        return None
+    if want != have and not (want is not None and have is not None and str(want) == str(have)):
+        return format_path(keys)
+    return None
+
+
+def preview(
+    members: Sequence[Member],
+    live: Iterable[KubeObject],
+    set_id: str,
+    part_of_key: str,
+    scopes: Scopes,
+    results: Results,
+) -> None:
+    """Results: what kubectl apply --prune would prune (warning), create, update (info)."""
+    live_by_id: dict[tuple[str, str, str, str], KubeObject] = {}
+    for obj in live:
+        live_by_id.setdefault(_identity(obj, scopes), obj)
+    wanted = {m.identity for m in members}
+    counts = {"prune": 0, "create": 0, "update": 0, "unchanged": 0}
+    for key, obj in live_by_id.items():
+        if key not in wanted and obj.labels.get(part_of_key) == set_id:
+            counts["prune"] += 1
+            results.warning("would be pruned: live member of the set, not in the package", obj)
+    for member in members:
+        current = live_by_id.get(member.identity)
+        if current is None:
+            counts["create"] += 1
+            results.info("would be created: not in the live snapshot", member.obj)
+            continue
+        field = first_difference(member.obj.to_dict(), current.to_dict())
+        if field is None:
+            counts["unchanged"] += 1
+            continue
+        counts["update"] += 1
+        adopt = "" if current.labels.get(part_of_key) == set_id else " (and adopted into the set)"
+        results.info(f"would be updated{adopt}: {field} differs", member.obj, field)
+    results.info(
+        f"prune preview for {set_id}: {counts['prune']} pruned, {counts['create']} created, "
+        f"{counts['update']} updated, {counts['unchanged']} unchanged"
+    )

@@ -1,0 +1,221 @@
+"""Rules of krmfn-applyset-labeler that the golden cases do not show well."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from krmfn.applyset_labeler import Config, applyset_id, process  # noqa: TID251
+from krmfn.applyset_labeler.prune import first_difference  # noqa: TID251
+from krmfn.applyset_labeler.scope import Scopes  # noqa: TID251
+
+from krmlib import KubeObject, ResourceList, run_resource_list
+
+ID_RE = re.compile(r"^applyset-[A-Za-z0-9_-]{43}-v1$")
+
+
+def _rl(*docs: str, config: str = "") -> str:
+    items = "".join("- " + doc.strip().replace("\n", "\n  ") + "\n" for doc in docs)
+    text = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n{items}"
+    if config:
+        text += "functionConfig:\n  " + config.strip().replace("\n", "\n  ") + "\n"
+    return text
+
+
+def _run(text: str) -> ResourceList:
+    return run_resource_list(process, Config, text)
+
+
+CONFIG = """
+apiVersion: krmfn.dev/v1alpha1
+kind: ApplySet
+metadata: {name: s}
+spec:
+  parent: {kind: ConfigMap, name: s, namespace: prod}
+"""
+DEPLOYMENT = """
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: prod
+"""
+
+
+def test_id_matches_the_spec_example() -> None:
+    got = applyset_id("test", "default", "ConfigMap", "")
+    assert got == "applyset-XYWvxXDUlCqMdjmmY1arThcdGiF0cvBW6sAfSMWYUdE-v1"
+    assert len(got) == 55
+
+
+@pytest.mark.parametrize(
+    ("name", "namespace", "kind", "group"),
+    [
+        ("my-set", "", "ApplySet", "company.com"),
+        ("x", "ns", "Secret", ""),
+        ("a" * 253, "b", "K", ""),
+    ],
+)
+def test_id_is_a_55_character_url_safe_label_value(
+    name: str, namespace: str, kind: str, group: str
+) -> None:
+    got = applyset_id(name, namespace, kind, group)
+    assert ID_RE.match(got), got
+    assert len(got) == 55
+
+
+def test_id_keeps_empty_namespace_and_group() -> None:
+    # '..' and the trailing '.' are part of the hashed text: dropping them gives another ID
+    assert applyset_id("s", "", "K", "g") != applyset_id("s", "K", "g", "")
+    assert applyset_id("s", "ns", "Secret", "") != applyset_id("s", "ns", "Secret", "core")
+
+
+def test_members_get_part_of_and_the_parent_its_annotations() -> None:
+    rl = _run(_rl(DEPLOYMENT, config=CONFIG))
+    assert not rl.results.has_errors, [str(r) for r in rl.results]
+    set_id = applyset_id("s", "prod", "ConfigMap", "")
+    web, parent = rl.items[0], rl.items[1]
+    assert web.labels["applyset.kubernetes.io/part-of"] == set_id
+    assert parent.kind == "ConfigMap"
+    assert parent.labels["applyset.kubernetes.io/id"] == set_id
+    assert parent.annotations["applyset.kubernetes.io/contains-group-kinds"] == "Deployment.apps"
+    assert parent.path == "configmap_s.yaml"
+
+
+def test_second_run_edits_nothing() -> None:
+    once = _run(_rl(DEPLOYMENT, config=CONFIG)).to_yaml(with_results=False)
+    again = _run(once)
+    assert not again.results.has_errors
+    assert [obj.changed for obj in again.items] == [False, False]
+
+
+def test_configmap_form_and_cluster_scoped_kinds() -> None:
+    config = Config.from_configmap(
+        {
+            "parent-api-version": "company.com/v1",
+            "parent-kind": "ApplySet",
+            "parent-name": "p",
+            "cluster-scoped-kinds": "ApplySet.company.com, Widget",
+            "tool-labels": "a=b,c=d",
+            "mode": "kubectl",
+            "owner-uid": "u1",
+            "owner-controller": "true",
+            "force": "true",
+        }
+    )
+    assert config.parent.group_kind == "ApplySet.company.com"
+    assert config.cluster_scoped_kinds == ["ApplySet.company.com", "Widget"]
+    assert config.tool_labels == {"a": "b", "c": "d"}
+    assert config.owner_references is not None and config.owner_references.controller is True
+    assert config.force is True
+    assert config.effective_tooling() == "kubectl/v1.32"
+
+
+def test_kubectl_mode_refuses_another_tooling() -> None:
+    text = _rl(
+        DEPLOYMENT,
+        config=CONFIG.replace("spec:\n", "spec:\n  mode: kubectl\n  tooling: krmfn/v1\n"),
+    )
+    rl = _run(text)
+    errors = [r for r in rl.results if r.severity == "error"]
+    assert len(errors) == 1
+    assert errors[0].field_path == "spec"
+    assert "kubectl/<version>" in errors[0].message
+
+
+def test_scopes_crd_decides_then_config_then_table() -> None:
+    crd = KubeObject.from_dict(
+        {
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "namespaces.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced", "names": {"kind": "Namespace"}},
+        }
+    )
+    scopes = Scopes.build([crd], ["Widget"])
+    assert scopes.cluster_scoped("Namespace", "") is True
+    assert scopes.cluster_scoped("Namespace", "example.com") is False
+    assert scopes.cluster_scoped("Widget", "any.group") is True
+    assert scopes.cluster_scoped("ClusterRole", "rbac.authorization.k8s.io") is True
+    assert scopes.cluster_scoped("Role", "rbac.authorization.k8s.io") is False
+
+
+def test_first_difference_ignores_server_fields_and_local_annotations() -> None:
+    metadata: dict[str, Any] = {"name": "a", "annotations": {"config.kubernetes.io/path": "a.yaml"}}
+    want: dict[str, Any] = {
+        "metadata": metadata,
+        "spec": {"ports": [{"port": 80}]},
+    }
+    live: dict[str, Any] = {
+        "metadata": {"name": "a", "uid": "1"},
+        "spec": {"ports": [{"port": 80, "protocol": "TCP"}]},
+        "status": {},
+    }
+    assert first_difference(want, live) is None
+    live["spec"] = {"ports": [{"port": 81}]}
+    assert first_difference(want, live) == "spec.ports[0].port"
+    metadata["labels"] = {"a.b/c": "x"}
+    assert first_difference(want, live) == 'metadata.labels["a.b/c"]'
+
+
+def test_live_objects_file_is_read_from_the_package_path(tmp_path: Path) -> None:
+    set_id = applyset_id("s", "prod", "ConfigMap", "")
+    (tmp_path / "live.yaml").write_text(
+        "apiVersion: v1\nkind: List\nitems:\n"
+        "- apiVersion: v1\n  kind: Service\n  metadata:\n    name: old\n    namespace: prod\n"
+        f"    labels:\n      applyset.kubernetes.io/part-of: {set_id}\n"
+    )
+    kptfile = f"""
+apiVersion: kpt.dev/v1
+kind: Kptfile
+metadata:
+  name: s
+  annotations:
+    internal.config.kubernetes.io/package-path: '{tmp_path}'
+"""
+    config = CONFIG.replace("spec:\n", "spec:\n  liveObjects: live.yaml\n")
+    rl = _run(_rl(kptfile, DEPLOYMENT, config=config))
+    messages = [r.message for r in rl.results]
+    assert any(m.startswith("would be pruned") for m in messages), messages
+    pruned = next(r for r in rl.results if r.message.startswith("would be pruned"))
+    assert pruned.resource_ref == {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "name": "old",
+        "namespace": "prod",
+    }
+
+
+def test_missing_live_objects_file_is_an_error_on_the_field(tmp_path: Path) -> None:
+    config = CONFIG.replace("spec:\n", f"spec:\n  liveObjects: {tmp_path}/nope.yaml\n")
+    rl = _run(_rl(DEPLOYMENT, config=config))
+    errors = [r for r in rl.results if r.severity == "error"]
+    assert [e.field_path for e in errors] == ["spec.liveObjects"]
+    assert "cannot read the live objects file" in errors[0].message
+
+
+def test_kubectl_command_names_namespace_applyset_and_files() -> None:
+    deployment = DEPLOYMENT.replace(
+        "namespace: prod",
+        "namespace: prod\n  annotations:\n    config.kubernetes.io/path: app.yaml",
+    )
+    config = CONFIG.replace("spec:\n", "spec:\n  mode: kubectl\n")
+    rl = _run(_rl(deployment, config=config))
+    command = next(r.message for r in rl.results if "kubectl apply" in r.message)
+    assert command == (
+        "apply with kubectl: KUBECTL_APPLYSET=true kubectl apply -n prod --prune "
+        "--applyset=configmaps/s -f app.yaml"
+    )
+    assert "applyset.kubernetes.io/part-of" not in rl.items[0].labels
+
+
+def test_help_prints_the_readme() -> None:
+    script = Path(sys.executable).parent / "krmfn-applyset-labeler"
+    done = subprocess.run([str(script), "--help"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0
+    assert done.stdout.startswith("# krmfn-applyset-labeler")
+    assert "applyset-XYWvxXDUlCqMdjmmY1arThcdGiF0cvBW6sAfSMWYUdE-v1" in done.stdout
