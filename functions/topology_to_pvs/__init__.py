@@ -1,1 +1,6 @@
-"""krmfn-topology-to-pvs (not built yet)."""
+"""krmfn-topology-to-pvs: NFTopology to Porch PackageVariantSets, NFDeployed and the SMF gate."""
+
+from .config import Config
+from .process import process
+
+__all__ = ["Config", "process"]

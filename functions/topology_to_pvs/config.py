@@ -1,0 +1,80 @@
+"""The functionConfig: ``krmfn.dev/v1alpha1 TopologyToPVS`` or a ConfigMap (kebab-case keys)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from krmlib import ConfigError, FunctionConfig, KubeObject, Results
+
+NF_TYPES = ("upf", "smf", "amf")
+
+TargetSelector = Literal["repositorySelector", "objectSelector"]
+RevisionType = Literal["string", "integer", "asWritten"]
+CapacityMode = Literal["packageContext", "annotations", "none"]
+
+
+class WaitRule(BaseModel):
+    """``waiter`` instances are not published before their connected ``waitsFor`` instances.
+
+    The ConfigMap form writes one rule as ``waiter:waitsFor`` (``smf:upf``).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    waiter: Literal["upf", "smf", "amf"]
+    waits_for: Literal["upf", "smf", "amf"] = Field(alias="waitsFor")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_text(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            waiter, sep, waits_for = value.partition(":")
+            if not sep:
+                raise ValueError(f"a wait rule is written waiter:waitsFor (smf:upf), not {value!r}")
+            return {"waiter": waiter.strip(), "waitsFor": waits_for.strip()}
+        return value
+
+    @model_validator(mode="after")
+    def _not_self(self) -> WaitRule:
+        if self.waiter == self.waits_for:
+            raise ValueError(f"a {self.waiter} cannot wait for its own type")
+        return self
+
+
+class Config(FunctionConfig):
+    """Options of krmfn-topology-to-pvs (all optional)."""
+
+    KIND = "TopologyToPVS"
+
+    target_selector: TargetSelector = Field(default="repositorySelector", alias="targetSelector")
+    revision_type: RevisionType = Field(default="asWritten", alias="revisionType")
+    list_planned: bool = Field(default=False, alias="listPlanned")
+    wait_rules: tuple[WaitRule, ...] = Field(
+        default=(WaitRule(waiter="smf", waitsFor="upf"),), alias="waitRules"
+    )
+    capacity_mode: CapacityMode = Field(default="packageContext", alias="capacityMode")
+
+    @classmethod
+    def from_configmap(
+        cls,
+        data: dict[str, Any],
+        results: Results | None = None,
+        obj: KubeObject | None = None,
+    ) -> Config:
+        """As the library's, but an error inside a list field names the ConfigMap key.
+
+        (krmlib names ``data.waitRules[0]`` for a bad ``wait-rules`` entry; the user wrote the
+        key ``wait-rules``.)
+        """
+        try:
+            return super().from_configmap(data, results, obj)
+        except ConfigError as exc:
+            keys = {path: key for key, path in cls.configmap_keys().items()}
+            field = exc.field or ""
+            for path, key in keys.items():
+                if field.startswith(f"data.{path}["):
+                    message = exc.message.replace(field, f"data.{key}")
+                    raise ConfigError(message, obj=exc.obj, field=f"data.{key}") from None
+            raise

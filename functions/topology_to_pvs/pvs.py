@@ -1,0 +1,129 @@
+"""One Porch PackageVariantSet per NF instance."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from krmlib import KrmError
+
+from .config import Config
+from .labelselector import clean
+from .naming import dns_label, label_value
+from .topology import Instance, Topology
+
+PVS_API_VERSION = "config.porch.kpt.dev/v1alpha2"
+PVS_KIND = "PackageVariantSet"
+PVS_DIR = "packagevariantsets"
+
+WORKLOAD_CLUSTER = ("infra.nephio.org/v1alpha1", "WorkloadCluster")
+
+LABEL_DEPLOYMENT = "nf-deployment-name"
+LABEL_INSTANCE = "nfinstance"
+ANN_TOPOLOGY = "topology.krmfn.dev/topology"
+ANN_INSTANCE = "topology.krmfn.dev/instance"
+ANN_GATES = "topology.krmfn.dev/readiness-gates"
+CAPACITY_PREFIX = "capacity."
+CAPACITY_ANNOTATION = "capacity.krmfn.dev/"
+
+_REVISION = re.compile(r"^v?(\d+)$")
+
+
+def pvs_name(topology: Topology, instance: Instance) -> str:
+    return dns_label(topology.name, instance.name)
+
+
+def template_labels(topology: Topology, instance: Instance) -> dict[str, str]:
+    return {
+        LABEL_DEPLOYMENT: label_value(topology.name),
+        LABEL_INSTANCE: label_value(instance.name),
+    }
+
+
+def desired_pvs(
+    topology: Topology, instance: Instance, config: Config, gates: list[str]
+) -> dict[str, Any]:
+    """The PackageVariantSet for ``instance`` as plain data (raises KrmError on a bad revision)."""
+    name = pvs_name(topology, instance)
+    metadata: dict[str, Any] = {"name": name}
+    if topology.namespace:
+        metadata["namespace"] = topology.namespace
+    metadata["labels"] = template_labels(topology, instance)
+    metadata["annotations"] = {ANN_TOPOLOGY: topology.name, ANN_INSTANCE: instance.name}
+    return {
+        "apiVersion": PVS_API_VERSION,
+        "kind": PVS_KIND,
+        "metadata": metadata,
+        "spec": {
+            "upstream": upstream(instance, config),
+            "targets": [target(topology, instance, config, gates)],
+        },
+    }
+
+
+def upstream(instance: Instance, config: Config) -> dict[str, Any]:
+    cls = instance.nf_class
+    out: dict[str, Any] = {"repo": cls.repository, "package": cls.package}
+    if cls.revision is not None:
+        out["revision"] = revision(cls.revision, config, instance)
+    if cls.workspace:
+        out["workspaceName"] = cls.workspace
+    return out
+
+
+def revision(value: Any, config: Config, instance: Instance) -> Any:
+    if config.revision_type == "asWritten":
+        return value
+    if config.revision_type == "string":
+        return str(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    match = _REVISION.match(str(value))
+    if match is None:
+        raise KrmError(
+            f"revision {value!r} is not an integer (revisionType: integer takes 3 or v3)",
+            obj=instance.nf_class.obj,
+            field="spec.packageRef.revision",
+        )
+    return int(match.group(1))
+
+
+def target(
+    topology: Topology, instance: Instance, config: Config, gates: list[str]
+) -> dict[str, Any]:
+    selector = clean(instance.selector)
+    out: dict[str, Any]
+    if config.target_selector == "objectSelector":
+        api_version, kind = WORKLOAD_CLUSTER
+        out = {"objectSelector": {"apiVersion": api_version, "kind": kind, **selector}}
+    else:
+        out = {"repositorySelector": selector}
+    template: dict[str, Any] = {"labels": template_labels(topology, instance)}
+    annotations: dict[str, str] = {}
+    if gates:
+        annotations[ANN_GATES] = ",".join(gates)
+    data = {key: _text(value) for key, value in instance.capacity.items()}
+    if data and config.capacity_mode == "annotations":
+        annotations.update({CAPACITY_ANNOTATION + key: value for key, value in data.items()})
+    if annotations:
+        template["annotations"] = annotations
+    if data and config.capacity_mode == "packageContext":
+        template["packageContext"] = {
+            "data": {CAPACITY_PREFIX + key: value for key, value in data.items()}
+        }
+    if config.target_selector == "objectSelector":
+        template["injectorExprs"] = [{"nameExpr": "target.name"}]
+    out["template"] = template
+    return out
+
+
+def _text(value: Any) -> str:
+    """A capacity value as a ConfigMap/annotation string."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
