@@ -1,0 +1,46 @@
+"""examples/applyset through real kpt: the first render labels and creates, the second is a no-op."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from krmfn.applyset_labeler import applyset_id  # noqa: TID251
+
+from krmlib.testing import run_kpt
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "applyset"
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
+
+
+@pytest.mark.kpt
+def test_applyset_example_renders_and_a_second_render_changes_nothing(tmp_path: Path) -> None:
+    work = tmp_path / "applyset"
+    shutil.copytree(EXAMPLE, work)
+    first = run_kpt(["fn", "render", "--allow-exec", "--truncate-output=false", str(work)])
+    assert first.returncode == 0, first.stderr
+    set_id = applyset_id("shop-applyset", "shop", "ConfigMap", "")
+    assert "would be pruned: live member of the set, not in the package" in first.stderr
+    assert "1 pruned, 2 created, 1 updated, 2 unchanged" in first.stderr
+    once = _snapshot(work)
+    parent = once["configmap_shop-applyset.yaml"].decode()
+    assert f"applyset.kubernetes.io/id: {set_id}" in parent
+    assert "contains-group-kinds: ConfigMap,Deployment.apps,Namespace,Service" in parent
+    assert "additional-namespaces: monitoring" in parent
+    for name in ("namespace.yaml", "web.yaml", "settings.yaml"):
+        text = once[name].decode()
+        members = text.count("\nkind: ")
+        assert text.count(f"applyset.kubernetes.io/part-of: {set_id}") == members, name
+    # local-config and ignored files stay byte-identical (comments included)
+    for name in ("Kptfile", "applyset.yaml", "live/objects.yaml", ".krmignore"):
+        assert once[name] == (EXAMPLE / name).read_bytes(), name
+    assert "# The shop front end." in once["web.yaml"].decode()
+    second = run_kpt(["fn", "render", "--allow-exec", str(work)])
+    assert second.returncode == 0, second.stderr
+    assert _snapshot(work) == once
