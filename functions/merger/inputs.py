@@ -1,0 +1,99 @@
+"""The merge inputs of the function: inline resources and files."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from krmlib import ConfigError, Items, KrmError, KubeObject, read_files
+
+from .config import Config
+
+
+@dataclass(frozen=True)
+class Inputs:
+    objects: list[KubeObject]
+    inline: int = 0  # the first ``inline`` objects come from spec.resources
+    # Package files that hold merge inputs: their items are sources, not merge targets.
+    package_files: tuple[str, ...] = ()
+
+    def locate(self, exc: KrmError, function_config: KubeObject | None) -> KrmError:
+        """An error about an inline input, told as an error of the config that holds it."""
+        index = next((i for i, o in enumerate(self.objects) if o is exc.obj), None)
+        if index is None or index >= self.inline:
+            return exc
+        field = f"spec.resources[{index}]" + (f".{exc.field}" if exc.field else "")
+        return ConfigError(exc.message, obj=function_config, field=field)
+
+    def is_source(self, obj: KubeObject) -> bool:
+        path = obj.path
+        if path is None:
+            return False
+        return any(path == p or path.startswith(p.rstrip("/") + "/") for p in self.package_files)
+
+
+def read_inputs(config: Config, items: Items, function_config: KubeObject | None) -> Inputs:
+    objects = [_inline(data, index, function_config) for index, data in enumerate(config.resources)]
+    if not config.files:
+        return Inputs(objects, len(objects))
+    base, where = package_folder(items)
+    package_files: list[str] = []
+    for index, name in enumerate(config.files):
+        path = base / name
+        field = (
+            "data.files"
+            if function_config is not None and function_config.kind == "ConfigMap"
+            else f"spec.files[{index}]"
+        )
+        if not path.exists():
+            raise ConfigError(
+                f"merge file {name!r} not found in {where}; files work in exec mode "
+                "only, an image cannot see the host: use spec.resources there",
+                obj=function_config,
+                field=field,
+            )
+        try:
+            found = read_files([str(path)])
+        except KrmError as exc:
+            raise ConfigError(
+                f"merge file {name!r}: {exc}", obj=function_config, field=field
+            ) from None
+        except OSError as exc:
+            raise ConfigError(
+                f"merge file {name!r}: {exc.strerror}", obj=function_config, field=field
+            ) from None
+        if not found:
+            raise ConfigError(
+                f"merge file {name!r} holds no resources", obj=function_config, field=field
+            )
+        objects.extend(found)
+        inside = os.path.relpath(path.resolve(), base.resolve())
+        if not inside.startswith(".."):
+            package_files.append(Path(inside).as_posix())
+    return Inputs(objects, len(config.resources), tuple(package_files))
+
+
+def package_folder(items: Items) -> tuple[Path, str]:
+    """The package folder kpt names on every item in exec mode, else the current folder."""
+    kptfile = items.kptfile
+    candidates = [kptfile] if kptfile is not None else []
+    candidates.extend(items)
+    for obj in candidates:
+        folder = obj.package_path
+        if folder:
+            return Path(folder), "the package folder"
+    return Path.cwd(), "the current folder (no item carries kpt's package-path)"
+
+
+def _inline(data: dict[str, object], index: int, function_config: KubeObject | None) -> KubeObject:
+    obj = KubeObject.from_dict(data)
+    try:
+        obj.validate()
+    except KrmError as exc:
+        raise ConfigError(
+            f"spec.resources[{index}]: {exc.message}",
+            obj=function_config,
+            field=f"spec.resources[{index}].{exc.field}" if exc.field else None,
+        ) from None
+    return obj

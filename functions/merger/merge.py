@@ -1,0 +1,280 @@
+"""The merge: inputs meet the target package by group/kind + name (after rename)."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from krmlib import (
+    ANN_INDEX,
+    ANN_LEGACY_INDEX,
+    Items,
+    KrmError,
+    KubeObject,
+    Results,
+    default_file_name,
+)
+
+from .annotations import (
+    CONTROL,
+    PREPARE,
+    RENAME,
+    REPLACE,
+    field,
+    is_kpt_internal,
+    merge_mode,
+    moved_prepare,
+)
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One input with its identity in the destination."""
+
+    position: int  # 1-based, as users count merge inputs
+    obj: KubeObject
+    group: str
+    kind: str
+    name: str
+    dest: str
+    mode: str
+
+    @property
+    def renamed(self) -> bool:
+        return self.dest != self.name
+
+    def describe(self, name: str | None = None) -> str:
+        return f"{self.kind} {name or self.name}"
+
+
+def plan(inputs: Sequence[KubeObject], from_package: bool = False) -> list[Planned]:
+    """Read every input's identity and merge mode; reject rename cycles and conflicts.
+
+    Every check happens here, before anything is merged.
+    """
+    planned = []
+    for position, obj in enumerate(inputs, start=1):
+        obj.validate()
+        name = obj.name
+        dest = obj.annotations.get(RENAME, name)
+        if not dest:
+            raise KrmError(
+                f"{RENAME} is empty: give the name in the destination", obj=obj, field=field(RENAME)
+            )
+        if RENAME in obj.annotations and dest == name:
+            raise KrmError(
+                f"{RENAME} renames {obj.kind} {name} to itself: remove the annotation",
+                obj=obj,
+                field=field(RENAME),
+            )
+        if from_package:
+            moved_prepare(obj)
+        planned.append(Planned(position, obj, obj.group, obj.kind, name, dest, merge_mode(obj)))
+    _check_cycles(planned)
+    _check_conflicts(planned)
+    return planned
+
+
+def _check_cycles(planned: list[Planned]) -> None:
+    """A chain of renames that comes back to where it started only swaps names: refuse it."""
+    edges: dict[tuple[str, str, str], list[Planned]] = {}
+    for item in planned:
+        if item.renamed:
+            edges.setdefault((item.group, item.kind, item.name), []).append(item)
+    for start in planned:
+        if not start.renamed:
+            continue
+        chain = [start]
+        seen = {start.name}
+        current = start
+        while True:
+            following = edges.get((current.group, current.kind, current.dest))
+            if not following:
+                break
+            current = following[0]
+            if current.name == start.name:
+                names = " → ".join([*(c.name for c in chain), start.name])
+                raise KrmError(
+                    f"{RENAME} cycle among merge inputs: {start.kind} {names}; renames "
+                    "are not transitive and a cycle only swaps names: rename in the "
+                    "template or merge in separate steps",
+                    obj=start.obj,
+                    field=field(RENAME),
+                )
+            if current.name in seen:
+                break
+            seen.add(current.name)
+            chain.append(current)
+
+
+def _check_conflicts(planned: list[Planned]) -> None:
+    """Two inputs may land on one identity only when neither got there by a rename."""
+    landing: dict[tuple[str, str, str], list[Planned]] = {}
+    for item in planned:
+        landing.setdefault((item.group, item.kind, item.dest), []).append(item)
+    for (_group, kind, dest), items in landing.items():
+        if len(items) > 1 and any(item.renamed for item in items):
+            renamed = next(item for item in items if item.renamed)
+            others = ", ".join(
+                f"#{item.position} {item.describe()}" + (" (renamed)" if item.renamed else "")
+                for item in items
+                if item is not renamed
+            )
+            raise KrmError(
+                f"merge input #{renamed.position} {renamed.describe()} is renamed to "
+                f"{dest}, where input {others} also lands: a rename may not land on "
+                f"another input's {kind}",
+                obj=renamed.obj,
+                field=field(RENAME),
+            )
+
+
+def merge_planned(
+    target: Items,
+    planned: Sequence[Planned],
+    *,
+    from_package: bool,
+    results: Results | None,
+    file_dir: str,
+) -> list[KubeObject]:
+    for item in planned:
+        _find(target, item)  # ambiguous matches fail before anything changes
+    out: list[KubeObject] = []
+    for item in planned:
+        match = _find(target, item)
+        if match is None:
+            obj = _append(target, item, from_package, file_dir)
+            verb = f"added as {obj.path}"
+        elif item.mode == REPLACE:
+            obj = _replace(target, match, item, from_package)
+            verb = "replaced"
+        else:
+            _override(match, item, from_package)
+            obj = match
+            verb = "merged (Override)"
+        if results is not None:
+            rename = f" (renamed from {item.name})" if item.renamed else ""
+            results.info(f"merge input #{item.position} {verb}{rename}", obj)
+        if not any(o is obj for o in out):
+            out.append(obj)
+    return out
+
+
+def _find(target: Items, item: Planned) -> KubeObject | None:
+    found = [
+        obj
+        for obj in target
+        if obj.kind == item.kind and obj.group == item.group and obj.name == item.dest
+    ]
+    if len(found) > 1:
+        spaces = ", ".join(repr(o.namespace or "") for o in found)
+        raise KrmError(
+            f"merge input #{item.position} {item.describe(item.dest)} matches {len(found)} "
+            f"resources of the package (namespaces {spaces}); the namespace is not part of "
+            "the identity, so the match must be unique",
+            obj=item.obj,
+        )
+    return found[0] if found else None
+
+
+def _strip(obj: KubeObject, item: Planned, from_package: bool) -> None:
+    """Control and kpt annotations off, the destination name on, the prepare mark moved."""
+    annotations = obj.annotations
+    for key in list(annotations):
+        if key in CONTROL or is_kpt_internal(key):
+            del annotations[key]
+    if item.renamed:
+        obj.set("metadata.name", item.dest)
+    if from_package:
+        moved = moved_prepare(item.obj)
+        if moved is not None:
+            obj.annotations[PREPARE] = moved
+
+
+def _fresh(item: Planned, from_package: bool) -> KubeObject:
+    """A copy of the input as a resource of its own (comments kept, nulls dropped)."""
+    obj = item.obj.copy()
+    _strip(obj, item, from_package)
+    for path in _null_paths(obj.to_dict(), ()):
+        obj.delete(path)
+    return obj
+
+
+def _null_paths(value: Any, prefix: tuple[str | int, ...]) -> list[tuple[str | int, ...]]:
+    out: list[tuple[str | int, ...]] = []
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            if sub is None:
+                out.append((*prefix, key))
+            else:
+                out.extend(_null_paths(sub, (*prefix, key)))
+    return out
+
+
+def _append(target: Items, item: Planned, from_package: bool, file_dir: str) -> KubeObject:
+    obj = _fresh(item, from_package)
+    path = (
+        posixpath.join(file_dir, default_file_name(item.kind, item.dest))
+        if file_dir
+        else (default_file_name(item.kind, item.dest))
+    )
+    obj.set_path(path)
+    taken = [_index(o) for o in target if o.path == path]
+    if taken:
+        index = str(max(taken) + 1)
+        obj.annotations[ANN_INDEX] = index
+        obj.annotations[ANN_LEGACY_INDEX] = index
+    target.append(obj)
+    return obj
+
+
+def _index(obj: KubeObject) -> int:
+    raw = obj.annotations.get(ANN_INDEX) or obj.annotations.get(ANN_LEGACY_INDEX) or "0"
+    return int(raw) if raw.isdigit() else 0
+
+
+# Without its ids kpt sees a new item in the old slot and restores none of the old comments.
+_ID_KEYS = ("config.k8s.io/id", "internal.config.kubernetes.io/id")
+
+
+def _replace(target: Items, match: KubeObject, item: Planned, from_package: bool) -> KubeObject:
+    obj = _fresh(item, from_package)
+    if _content(obj) == _content(match):
+        return match  # already this content: leave the item as it is
+    for key, value in match.annotations.items():
+        if is_kpt_internal(key) and key not in _ID_KEYS:
+            obj.annotations[key] = value
+    objects = list(target)
+    objects[target.index(match)] = obj
+    target.replace_all(objects)
+    return obj
+
+
+def _content(obj: KubeObject) -> dict[str, Any]:
+    data = obj.to_dict()
+    annotations = data.get("metadata", {}).get("annotations")
+    if isinstance(annotations, dict):
+        for key in [k for k in annotations if is_kpt_internal(str(k))]:
+            del annotations[key]
+        if not annotations:
+            del data["metadata"]["annotations"]
+    return data
+
+
+def _override(match: KubeObject, item: Planned, from_package: bool) -> None:
+    data = item.obj.to_dict()
+    metadata = data.setdefault("metadata", {})
+    annotations = metadata.get("annotations")
+    if isinstance(annotations, dict):
+        for key in [k for k in annotations if k in CONTROL or is_kpt_internal(str(k))]:
+            del annotations[key]
+        if from_package:
+            moved = moved_prepare(item.obj)
+            if moved is not None:
+                annotations[PREPARE] = moved
+        if not annotations:
+            del metadata["annotations"]
+    metadata["name"] = item.dest
+    match.merge("", data)
