@@ -12,7 +12,7 @@ from .gates import apply_gates, gates
 from .naming import dns_label
 from .porch import matching_targets, package_revisions, revisions_of, target_objects
 from .pvs import ANN_TOPOLOGY, PVS_DIR, PVS_KIND, desired_pvs
-from .topology import class_objects, read_topology, topologies
+from .topology import Instance, class_objects, read_topology, topologies
 
 GENERATED_KINDS = {PVS_KIND: "config.porch.kpt.dev", NFDEPLOYED_KIND: "workload.nephio.org"}
 
@@ -52,7 +52,7 @@ def process(rl: ResourceList, config: Config) -> None:
 
 def _report_matches(
     topology: KubeObject,
-    instances: list[Any],
+    instances: list[Instance],
     matched: dict[str, list[str]],
     config: Config,
     results: Results,
