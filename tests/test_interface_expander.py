@@ -1,0 +1,178 @@
+"""krmfn-interface-expander: rules the goldens do not show well."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from krmfn.interface_expander import Config, process  # noqa: TID251 (ban meant for krmlib)
+from krmfn.interface_expander.naming import (  # noqa: TID251
+    child_name,
+    design_condition_type,
+    spec_hash,
+)
+
+from krmlib import ResourceList, get_condition, run_resource_list
+
+PKG = Path(__file__).resolve().parent.parent / "functions" / "interface_expander"
+SCRIPT = Path(sys.executable).parent / "krmfn-interface-expander"
+
+CONTEXT = """\
+- apiVersion: infra.nephio.org/v1alpha1
+  kind: ClusterContext
+  metadata:
+    name: cc
+  spec:
+    cniConfig:
+      cniType: macvlan
+      masterInterface: eth1
+    siteCode: edge1
+"""
+KPTFILE = """\
+- apiVersion: kpt.dev/v1
+  kind: Kptfile
+  metadata:
+    name: pkg
+"""
+
+
+def interface(name: str, extra: str = "") -> str:
+    return f"""\
+- apiVersion: req.nephio.org/v1alpha1
+  kind: Interface
+  metadata:
+    name: {name}
+  spec:
+    networkInstance:
+      name: vpc-a
+    cniType: macvlan
+{extra}"""
+
+
+def rl_text(*items: str, config: str = "") -> str:
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + "".join(items)
+    return text + config
+
+
+def run(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[ResourceList, int]:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    rl = run_resource_list(process, Config, text)
+    return rl, (1 if rl.results.has_errors else 0)
+
+
+def test_help_prints_the_readme() -> None:
+    done = subprocess.run([str(SCRIPT), "--help"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0
+    assert done.stdout == (PKG / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_config_example_is_valid(monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (PKG / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```yaml\n(apiVersion: krmfn.dev/v1alpha1\n.*?)```", readme, re.S)
+    assert block is not None
+    config = "functionConfig:\n" + "".join(f"  {line}\n" for line in block.group(1).splitlines())
+    rl, code = run(rl_text(KPTFILE, CONTEXT, interface("n3"), config=config), monkeypatch)
+    assert code == 0
+    assert [o.kind for o in rl.items] == ["Kptfile", "ClusterContext", "Interface", "IPAllocation"]
+
+
+def test_configmap_selects_the_r1_dialect(monkeypatch: pytest.MonkeyPatch) -> None:
+    config = "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: x\n"
+    config += "  data:\n    dialect: nephio-r1\n"
+    rl, code = run(rl_text(KPTFILE, CONTEXT, interface("n3"), config=config), monkeypatch)
+    assert code == 0
+    child = rl.items[3]
+    assert (child.api_version, child.name) == ("ipam.alloc.nephio.org/v1alpha1", "n3")
+
+
+def test_an_unknown_dialect_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    config = "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: x\n"
+    config += "  data:\n    dialect: r2\n"
+    rl, code = run(rl_text(KPTFILE, CONTEXT, interface("n3"), config=config), monkeypatch)
+    assert code == 1
+    [result] = list(rl.results)
+    assert result.field_path == "data.dialect"
+
+
+def test_hash_is_stable_and_changes_with_the_spec() -> None:
+    spec = {"kind": "network", "prefixLength": 32}
+    first = spec_hash("ipam.nephio.org/v1alpha1", "IPAllocation", "n3", spec)
+    assert first == spec_hash("ipam.nephio.org/v1alpha1", "IPAllocation", "n3", dict(spec))
+    assert re.fullmatch(r"[0-9a-f]{6}", first)
+    assert first != spec_hash("ipam.nephio.org/v1alpha1", "IPAllocation", "n3", {**spec, "x": 1})
+    assert first != spec_hash("ipam.nephio.org/v1alpha1", "IPAllocation", "n4", spec)
+
+
+def test_long_names_are_shortened_to_63_characters() -> None:
+    name = child_name("a" * 70 + "-b", "ipv4", "abcdef")
+    assert len(name) == 63
+    assert name.endswith("-ipv4-abcdef")
+    assert re.fullmatch(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?", name)
+    assert child_name("x" * 56 + "-", "ip", "012345") == "x" * 53 + "-ip-012345"
+
+
+def test_condition_types_follow_the_design_pattern() -> None:
+    assert (
+        design_condition_type("ipam.nephio.org/v1alpha1", "IPAllocation", "N6.a")
+        == "ipam-nephio-org-v1alpha1-ipallocation-n6-a"
+    )
+
+
+def test_a_marked_child_wanted_again_is_revived(monkeypatch: pytest.MonkeyPatch) -> None:
+    once, _ = run(rl_text(KPTFILE, CONTEXT, interface("n3")), monkeypatch)
+    child = once.items[3]
+    child.set("metadata.deletionTimestamp", "2020-01-01T00:00:00Z")
+    again, code = run(once.to_yaml(with_results=False), monkeypatch)
+    assert code == 0
+    revived = again.items[3]
+    assert revived.name == child.name
+    assert not revived.has("metadata.deletionTimestamp")
+    kptfile = again.items.kptfile
+    assert kptfile is not None
+    condition = get_condition(kptfile, f"ipam-nephio-org-v1alpha1-ipallocation-{child.name}")
+    assert condition is not None
+    assert (condition.status, condition.message.split(";")[0]) == (
+        "False",
+        f"IPAllocation {child.name} updated",
+    )
+
+
+def test_a_name_taken_by_another_item_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    squatter = """\
+- apiVersion: ipam.alloc.nephio.org/v1alpha1
+  kind: IPAllocation
+  metadata:
+    name: n3
+  spec: {}
+"""
+    config = "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: x\n"
+    config += "  data:\n    dialect: nephio-r1\n"
+    rl, code = run(rl_text(KPTFILE, CONTEXT, interface("n3"), squatter, config=config), monkeypatch)
+    assert code == 1
+    errors = [r for r in rl.results if r.severity == "error"]
+    assert len(errors) == 1
+    assert "not owned by Interface n3" in errors[0].message
+    assert errors[0].resource_ref is not None
+    assert errors[0].resource_ref["kind"] == "IPAllocation"
+    assert rl.items[3].get("spec") == {}
+
+
+def test_a_fulfilled_nad_condition_survives_a_loopback_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    once, _ = run(rl_text(KPTFILE, CONTEXT, interface("n3")), monkeypatch)
+    kptfile = once.items.kptfile
+    assert kptfile is not None
+    conditions = kptfile.get("status.conditions")
+    nad = next(i for i, c in enumerate(conditions) if c["type"].endswith("-nad-generated"))
+    kptfile.set(f"status.conditions[{nad}].status", "True")
+    once.items[2].delete("spec.cniType")  # now a loopback: no NAD needed
+    again, _ = run(once.to_yaml(with_results=False), monkeypatch)
+    kept = again.items.kptfile
+    assert kept is not None
+    found = get_condition(kept, "req-nephio-org-v1alpha1-interface-n3-nad-generated")
+    assert found is not None
+    assert found.status == "True"
