@@ -149,6 +149,7 @@ def merge_planned(
             verb = f"added as {obj.path}"
         elif item.mode == REPLACE:
             obj = _replace(target, match, item, from_package)
+            out = [obj if o is match else o for o in out]  # an earlier result replaced
             verb = "replaced"
         else:
             _override(match, item, from_package)

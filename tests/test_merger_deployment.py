@@ -1,0 +1,267 @@
+"""``krmfn deployment create``: a template copy, merges, a Deployment resource; kpt reads it."""
+
+from __future__ import annotations
+
+import filecmp
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from krmfn.merger import create_deployment  # noqa: TID251
+from krmfn.merger.commands import main  # noqa: TID251
+
+from krmlib import KrmError
+from krmlib.testing import run_kpt
+
+KPTFILE = """\
+apiVersion: kpt.dev/v1
+kind: Kptfile
+metadata:
+  name: smf-template
+  annotations:
+    config.kubernetes.io/local-config: "true"
+info:
+  description: the SMF template
+"""
+
+RESOURCES = """\
+# the NF's namespace
+apiVersion: workload.plugin.nephio.org/v1alpha1
+kind: Namespace
+metadata:
+  name: smf
+spec:
+  labels:
+    team: core # who runs it
+---
+apiVersion: free5gc.plugin.nephio.org/v1alpha1
+kind: SMF
+metadata:
+  name: free5gc-smf
+spec:
+  dnn: internet
+"""
+
+UNTOUCHED = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: untouched
+data:
+  on: "yes"   # odd spacing that a rewrite would lose
+"""
+
+MERGE_A = """\
+apiVersion: workload.plugin.nephio.org/v1alpha1
+kind: Namespace
+metadata:
+  name: smf1
+  annotations:
+    nephio.org/rename: smf
+    nephio.org/prepare: Postpone
+spec:
+  labels:
+    site: edge1
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: extra
+data:
+  a: "1"
+"""
+
+MERGE_B = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: extra
+data:
+  a: "2"
+"""
+
+
+@pytest.fixture
+def template(tmp_path: Path) -> Path:
+    root = tmp_path / "catalog" / "smf"
+    root.mkdir(parents=True)
+    (root / "Kptfile").write_text(KPTFILE)
+    (root / "resources.yaml").write_text(RESOURCES)
+    (root / "untouched.yaml").write_text(UNTOUCHED)
+    (root / "README.md").write_text("not yaml\n")
+    sub = root / "sub"
+    sub.mkdir()
+    (sub / "Kptfile").write_text(KPTFILE.replace("smf-template", "sub"))
+    (sub / "cm.yaml").write_text(UNTOUCHED.replace("untouched", "extra"))
+    (tmp_path / "a.yaml").write_text(MERGE_A)
+    (tmp_path / "b.yaml").write_text(MERGE_B)
+    return root
+
+
+def test_create_copies_merges_and_adds_the_deployment(template: Path, tmp_path: Path) -> None:
+    out = tmp_path / "deployments" / "smf-edge1"
+    create_deployment(template, [tmp_path / "a.yaml", tmp_path / "b.yaml"], out, site_id="lab/1")
+    assert (out / "Kptfile").read_text() == KPTFILE.replace("smf-template", "smf-edge1")
+    assert (out / "untouched.yaml").read_bytes() == (template / "untouched.yaml").read_bytes()
+    assert (out / "README.md").exists()
+    assert (out / "sub" / "cm.yaml").read_text() == (template / "sub" / "cm.yaml").read_text()
+    resources = (out / "resources.yaml").read_text()
+    assert resources == RESOURCES.replace(
+        "    team: core # who runs it\n",
+        "    team: core # who runs it\n    site: edge1\n",
+    ).replace("  name: smf\n", "  name: smf\n  annotations:\n    nephio.org/prepare: Postpone\n", 1)
+    assert (out / "configmap_extra.yaml").read_text() == (
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\ndata:\n  a: "2"\n'
+    )
+    assert (out / "deployment.yaml").read_text() == (
+        "apiVersion: deployment.nephio.org/v1alpha1\nkind: Deployment\nmetadata:\n"
+        "  name: deployment\nspec:\n  templateId: smf\n  siteId: lab/1\n"
+    )
+
+
+def test_the_template_deployment_gives_the_id_and_is_prepared_again(
+    template: Path, tmp_path: Path
+) -> None:
+    (template / "deployment.yaml").write_text(
+        "apiVersion: deployment.nephio.org/v1alpha1\nkind: Deployment\nmetadata:\n"
+        '  name: deployment\n  annotations:\n    nephio.org/prepared: "true"\n'
+        "spec:\n  templateId: nf/free5gc/smf:v1.0.0\n"
+    )
+    out = tmp_path / "out"
+    create_deployment(template, [], out)
+    assert (out / "deployment.yaml").read_text() == (
+        "apiVersion: deployment.nephio.org/v1alpha1\nkind: Deployment\nmetadata:\n"
+        "  name: deployment\nspec:\n  templateId: nf/free5gc/smf:v1.0.0\n"
+    )
+    assert (out / "resources.yaml").read_bytes() == (template / "resources.yaml").read_bytes()
+
+
+def test_a_template_without_kptfile_gets_one(tmp_path: Path) -> None:
+    template = tmp_path / "plain"
+    template.mkdir()
+    (template / "cm.yaml").write_text(UNTOUCHED)
+    out = tmp_path / "new"
+    create_deployment(template, [], out)
+    assert "name: new\n" in (out / "Kptfile").read_text()
+    assert "templateId: plain\n" in (out / "deployment.yaml").read_text()
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        ("out-not-empty", "exists and is not an empty folder"),
+        ("missing-merge", "merge file"),
+        ("bad-merge", "cycle among merge inputs"),
+        ("missing-template", "is not a folder"),
+    ],
+)
+def test_failures_create_nothing(template: Path, tmp_path: Path, setup: str, message: str) -> None:
+    out = tmp_path / "out"
+    merges = [tmp_path / "a.yaml"]
+    if setup == "out-not-empty":
+        out.mkdir()
+        (out / "x").write_text("x")
+    elif setup == "missing-merge":
+        merges.append(tmp_path / "missing.yaml")
+    elif setup == "bad-merge":
+        (tmp_path / "c.yaml").write_text(
+            MERGE_B.replace("name: extra", "name: x\n  annotations: {nephio.org/rename: y}")
+            + "---\n"
+            + MERGE_B.replace("name: extra", "name: y\n  annotations: {nephio.org/rename: x}")
+        )
+        merges.append(tmp_path / "c.yaml")
+    else:
+        template = tmp_path / "nowhere"
+    with pytest.raises(KrmError, match=message):
+        create_deployment(template, merges, out)
+    assert not out.exists() or [p.name for p in out.iterdir()] == ["x"]
+
+
+def test_cli_accepts_merge_files_before_out_dir(
+    template: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "cli"
+    code = main(
+        [
+            "deployment",
+            "create",
+            str(template),
+            "--site",
+            "lab/2",
+            "--merge",
+            str(tmp_path / "a.yaml"),
+            str(tmp_path / "b.yaml"),
+            str(out),
+        ]
+    )
+    assert code == 0, capsys.readouterr().err
+    assert 'a: "2"' in (out / "configmap_extra.yaml").read_text()
+    assert "siteId: lab/2" in (out / "deployment.yaml").read_text()
+
+
+def test_cli_errors(template: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        main(
+            [
+                "deployment",
+                "create",
+                str(template),
+                str(tmp_path / "missing"),
+                "--merge",
+                str(tmp_path / "nope.yaml"),
+            ]
+        )
+        == 1
+    )
+    assert "merge file" in capsys.readouterr().err
+    assert main(["deployment", "delete"]) == 2
+    with pytest.raises(SystemExit):
+        main(["deployment", "create", str(template)])
+
+
+def test_umbrella_dispatches_deployment(template: Path, tmp_path: Path) -> None:
+    out = tmp_path / "via-krmfn"
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "krmfn"),
+            "deployment",
+            "create",
+            str(template),
+            "--merge",
+            str(tmp_path / "a.yaml"),
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (out / "deployment.yaml").exists()
+
+
+@pytest.mark.kpt
+def test_kpt_reads_the_created_package(template: Path, tmp_path: Path) -> None:
+    out = tmp_path / "smf-edge1"
+    create_deployment(template, [tmp_path / "a.yaml", tmp_path / "b.yaml"], out, site_id="lab/1")
+    tree = run_kpt(["pkg", "tree", str(out)])
+    assert tree.returncode == 0, tree.stderr
+    for line in (
+        'Package "smf-edge1"',
+        "[deployment.yaml]  Deployment deployment",
+        "[configmap_extra.yaml]  ConfigMap extra",
+        "[resources.yaml]  Namespace smf",
+        'Package "sub"',
+    ):
+        assert line in tree.stdout
+    rendered = tmp_path / "rendered" / "smf-edge1"
+    shutil.copytree(out, rendered)
+    done = run_kpt(["fn", "render", str(rendered)])
+    assert done.returncode == 0, done.stderr
+    same = filecmp.dircmp(out, rendered)
+    assert not (same.left_only or same.right_only)
+    # The files we wrote are as kpt writes them (kpt reformats the template's odd spacing).
+    assert same.diff_files == ["untouched.yaml"]
+    for name in ("deployment.yaml", "configmap_extra.yaml", "resources.yaml", "Kptfile"):
+        assert (out / name).read_bytes() == (rendered / name).read_bytes(), name
