@@ -165,3 +165,33 @@ def test_published_waiters_are_left_alone() -> None:
     assert not published_smf.changed
     other = next(o for o in rl.items if o.name == "other-deployment")
     assert not other.changed
+
+
+# --- documentation -------------------------------------------------------------------------------
+
+README = Path(__file__).resolve().parent.parent / "functions" / "topology_to_pvs" / "README.md"
+
+
+def _yaml_blocks(text: str) -> list[str]:
+    return [block.split("```", 1)[0] for block in text.split("```yaml\n")[1:]]
+
+
+def test_readme_config_examples_parse() -> None:
+    blocks = [
+        b for b in _yaml_blocks(README.read_text()) if "TopologyToPVS" in b or "function-input" in b
+    ]
+    assert len(blocks) == 2
+    typed, configmap = (KubeObject.from_yaml(b) for b in blocks)
+    assert parse_config(Config, typed, Results()) == Config()
+    parsed = parse_config(Config, configmap, Results())
+    assert parsed.target_selector == "objectSelector"
+    assert [(r.waiter, r.waits_for) for r in parsed.wait_rules] == [("smf", "upf"), ("amf", "smf")]
+
+
+def test_help_prints_the_readme(capsys: pytest.CaptureFixture[str]) -> None:
+    from krmfn.topology_to_pvs.__main__ import main  # noqa: TID251
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("sys.argv", ["krmfn-topology-to-pvs", "--help"])
+        assert main() == 0
+    assert capsys.readouterr().out.startswith("# krmfn-topology-to-pvs")
