@@ -44,3 +44,23 @@ def test_applyset_example_renders_and_a_second_render_changes_nothing(tmp_path: 
     second = run_kpt(["fn", "render", "--allow-exec", str(work)])
     assert second.returncode == 0, second.stderr
     assert _snapshot(work) == once
+
+
+@pytest.mark.kpt
+def test_upf_pipeline_ends_with_the_labeler_in_kubectl_mode(tmp_path: Path) -> None:
+    upf = EXAMPLE.parent / "upf"
+    work = tmp_path / "upf"
+    shutil.copytree(upf, work)
+    first = run_kpt(["fn", "render", "--allow-exec", "--truncate-output=false", str(work)])
+    assert first.returncode == 0, first.stderr
+    set_id = applyset_id("upf", "upf", "Secret", "")
+    assert "kubectl apply -n upf --prune --applyset=secrets/upf" in first.stderr
+    once = _snapshot(work)
+    parent = once["secret_upf.yaml"].decode()
+    assert f"applyset.kubernetes.io/id: {set_id}" in parent
+    assert 'config.kubernetes.io/local-config: "true"' in parent
+    # kubectl mode: members stay unlabelled (kubectl refuses input that carries part-of)
+    assert not any("part-of" in text.decode() for text in once.values())
+    second = run_kpt(["fn", "render", "--allow-exec", str(work)])
+    assert second.returncode == 0, second.stderr
+    assert _snapshot(work) == once
