@@ -123,7 +123,7 @@ def test_kubectl_mode_refuses_another_tooling() -> None:
     rl = _run(text)
     errors = [r for r in rl.results if r.severity == "error"]
     assert len(errors) == 1
-    assert errors[0].field_path == "spec"
+    assert errors[0].field_path == "spec.tooling"
     assert "kubectl/<version>" in errors[0].message
 
 

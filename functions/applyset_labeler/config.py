@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from krmlib import FunctionConfig
 
@@ -75,24 +75,20 @@ class Config(FunctionConfig):
 
     @field_validator("tooling")
     @classmethod
-    def _tooling_form(cls, value: str) -> str:
+    def _tooling_form(cls, value: str, info: ValidationInfo) -> str:
         if value and ("/" not in value or value.startswith("/") or value.endswith("/")):
             raise ValueError(f"must be <name>/<version>, got {value!r}")
+        if value and info.data.get("mode") == "kubectl" and not value.startswith("kubectl/"):
+            raise ValueError(
+                f"kubectl mode needs kubectl/<version> (kubectl refuses a parent whose tooling "
+                f"is another tool's), got {value!r}"
+            )
         return value
 
     @field_validator("key_prefix", mode="before")
     @classmethod
     def _strip_slash(cls, value: Any) -> Any:
         return value.rstrip("/") if isinstance(value, str) else value
-
-    @model_validator(mode="after")
-    def _kubectl_tooling(self) -> Config:
-        if self.mode == "kubectl" and self.tooling and not self.tooling.startswith("kubectl/"):
-            raise ValueError(
-                f"tooling: kubectl mode needs kubectl/<version> (kubectl refuses a parent whose "
-                f"tooling is another tool's), got {self.tooling!r}"
-            )
-        return self
 
     def effective_tooling(self) -> str:
         if self.tooling:
