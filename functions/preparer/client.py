@@ -135,9 +135,23 @@ class DataClient:
             if ANN_PACKAGE_PATH in obj.annotations:
                 del obj.annotations[ANN_PACKAGE_PATH]
             obj.set_path(posixpath.join(folder, rel))
+        _number_documents(merged)
         for obj in merged:
             self.items.append(obj)
         return True
+
+
+def _number_documents(objects: Sequence[KubeObject]) -> None:
+    """Index annotations in order of appearance, per file (kpt needs them to tell documents of
+    one file apart)."""
+    counts: dict[str, int] = {}
+    for obj in objects:
+        path = obj.path or ""
+        index = str(counts.get(path, 0))
+        counts[path] = int(index) + 1
+        if obj.annotations.get(ANN_INDEX) != index:
+            obj.annotations[ANN_INDEX] = index
+            obj.annotations[ANN_LEGACY_INDEX] = index
 
 
 __all__ = ["KPT_INTERNAL", "DataClient", "detached_copy"]

@@ -24,6 +24,7 @@ from .plugins import Plugin, PluginContext, load_python, properties_of, resolve_
 from .topology import BUILTINS, DEFAULT_REGISTRATIONS
 
 GVK = tuple[str, str]
+Waits = dict[tuple[str, str, str], tuple[KubeObject, str]]
 
 
 class Registry:
@@ -75,6 +76,10 @@ def process(rl: ResourceList, config: Config) -> None:
     deployment = find_deployment(own)
     if deployment is not None and is_prepared(deployment):
         return
+    # Workaround (krmlib): results found in the input are re-emitted even by
+    # to_yaml(with_results=False); a package we prepare again reports afresh (kpt itself never
+    # sends results to a function), an untouched package passes everything through.
+    rl._input_results = ""
     folder = catalog_folder(config, view.root)
     if folder is not None and view.root is not None and view.root.is_relative_to(folder):
         rl.results.info(f"{view.root.name}: a catalog package, not prepared")
@@ -98,19 +103,23 @@ def prepare(
 ) -> list[KubeObject]:
     """The passes; returns the resources left unprepared."""
     client = DataClient(catalog, rl.items, rl.results)
+    waits: Waits = {}
     for _ in range(config.max_iterations):
         snapshot = _preparable(rl, registry)
         if not snapshot:
             return []
         before = _state(rl)
         failed = False
+        waits.clear()
         for target in snapshot:
             current = _current(rl, target)
             if current is None or not registry.is_preparable(current):
                 continue
-            failed = not _run_one(rl, registry, client, current) or failed
+            failed = not _run_one(rl, registry, client, current, waits) or failed
         if _state(rl) == before or failed:
-            return _preparable(rl, registry)
+            left = _preparable(rl, registry)
+            _report_waits(rl, registry, waits)
+            return left
     left = _preparable(rl, registry)
     if left:
         names = ", ".join(f"{o.kind}/{o.name}" for o in left)
@@ -150,7 +159,17 @@ def _current(rl: ResourceList, target: KubeObject) -> KubeObject | None:
     return file
 
 
-def _run_one(rl: ResourceList, registry: Registry, client: DataClient, target: KubeObject) -> bool:
+def _report_waits(rl: ResourceList, registry: Registry, waits: Waits) -> None:
+    """What the last pass waited for, on the resources still unprepared."""
+    for obj, message in waits.values():
+        current = _current(rl, obj)
+        if current is not None and registry.is_preparable(current):
+            rl.results.info(message, current)
+
+
+def _run_one(
+    rl: ResourceList, registry: Registry, client: DataClient, target: KubeObject, waits: Waits
+) -> bool:
     """Run the target's plugin; mark it prepared unless it waits. False when the plugin failed."""
     spec = registry.spec_for(target)
     assert spec is not None
@@ -165,6 +184,7 @@ def _run_one(rl: ResourceList, registry: Registry, client: DataClient, target: K
         client=client,
         root=PackageView.of(rl.items).root,
         is_preparable=registry.is_preparable,
+        waits=waits,
     )
     try:
         done = registry.plugin(spec)(ctx)

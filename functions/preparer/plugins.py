@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +38,14 @@ class PluginContext:
     client: DataClient
     root: Path | None
     is_preparable: Callable[[KubeObject], bool]
+    waits: dict[tuple[str, str, str], tuple[KubeObject, str]] = field(default_factory=dict)
+
+    def wait(self, message: str) -> bool:
+        """Leave the target unprepared for now, saying why (reported if it is still waiting
+        after the last pass). Returns False, for ``return ctx.wait(...)``."""
+        key = (self.target.api_version, self.target.kind, self.target.name)
+        self.waits[key] = (self.target, message)
+        return False
 
     @property
     def view(self) -> PackageView:

@@ -40,8 +40,7 @@ def prepare_template(ctx: PluginContext) -> bool:
     explicit = target.get("spec.templateId")
     if explicit:
         if ctx.client.template(str(explicit)) is None:
-            ctx.results.info(f"waiting: template {explicit} is not in the catalog", target)
-            return False
+            return ctx.wait(f"waiting: template {explicit} is not in the catalog")
         target.set("status.templateId", str(explicit))
         return True
     select = _select(target)
@@ -49,8 +48,7 @@ def prepare_template(ctx: PluginContext) -> bool:
         raise KrmError("a Template needs spec.templateId or spec.select", obj=target, field="spec")
     found = ctx.client.select_templates(select)
     if not found:
-        ctx.results.info(f"waiting: no catalog template matches {_describe(select)}", target)
-        return False
+        return ctx.wait(f"waiting: no catalog template matches {_describe(select)}")
     target.set("status.templateId", found[0].id)
     return True
 
@@ -67,8 +65,7 @@ def prepare_site(ctx: PluginContext) -> bool:
         raise KrmError("a Site needs spec.siteId or spec.select", obj=target, field="spec")
     found = ctx.client.select_sites(select)
     if not found:
-        ctx.results.info(f"waiting: no catalog site matches {_describe(select)}", target)
-        return False
+        return ctx.wait(f"waiting: no catalog site matches {_describe(select)}")
     target.set("status.siteId", found[0].id)
     return True
 
@@ -81,8 +78,7 @@ def prepare_sites(ctx: PluginContext) -> bool:
         raise KrmError("a Sites needs spec.select", obj=target, field="spec.select")
     found = ctx.client.select_sites(select)
     if not found:
-        ctx.results.info(f"waiting: no catalog site matches {_describe(select)}", target)
-        return False
+        return ctx.wait(f"waiting: no catalog site matches {_describe(select)}")
     target.set("status.siteIds", [entry.id for entry in found])
     return True
 
@@ -139,8 +135,7 @@ def prepare_placement(ctx: PluginContext) -> bool:
             plan.extend((name, str(template_id), site_id, inputs) for site_id in ids)
     if waiting:
         unique = list(dict.fromkeys(waiting))
-        ctx.results.info(f"waiting for {', '.join(unique)}", target)
-        return False
+        return ctx.wait(f"waiting for {', '.join(unique)}")
     records: list[dict[str, str]] = []
     for name, template_id, site_id, inputs in plan:
         folder = f"{slug(name)}-{slug(site_id)}"
@@ -148,8 +143,7 @@ def prepare_placement(ctx: PluginContext) -> bool:
             continue
         entry_ = ctx.client.template(template_id)
         if entry_ is None:
-            ctx.results.info(f"waiting: template {template_id} is not in the catalog", target)
-            return False
+            return ctx.wait(f"waiting: template {template_id} is not in the catalog")
         ctx.client.create_deployment(folder, entry_, site_id=site_id, merge=inputs)
         records.append(
             {
