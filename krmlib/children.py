@@ -47,7 +47,9 @@ __all__ = [
     "OwnerReferences",
     "Ownership",
     "collect_orphans",
+    "default_child_path",
     "now_rfc3339",
+    "parse_owner",
     "sync_children",
 ]
 

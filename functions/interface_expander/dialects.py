@@ -13,10 +13,21 @@ from krmlib.children import (
     OwnerReferences,
     Ownership,
     default_child_path,
+    parse_owner,
 )
 
 from .config import Config
-from .inputs import INTERFACE_API_VERSION, INTERFACE_KIND, Cluster, Request
+from .inputs import (
+    CLUSTER_CONTEXT_API_VERSION,
+    CLUSTER_CONTEXT_KIND,
+    INTERFACE_API_VERSION,
+    INTERFACE_KIND,
+    WORKLOAD_CLUSTER_KIND,
+    Cluster,
+    Request,
+    read_cluster_context,
+    read_workload_cluster,
+)
 from .naming import child_name, design_condition_type, r1_condition_type, spec_hash
 
 PREFIX_LENGTH = {"ipv4": 32, "ipv6": 128}
@@ -29,7 +40,13 @@ class Dialect(Protocol):
     owns: tuple[tuple[str, str], ...]
     ownership: Ownership
     deletion: Deletion
-    strict_cluster: bool  # R1: more mandatory ClusterContext fields, cni mismatch is an error
+    strict_cluster: bool  # Nephio: more mandatory cluster fields, a cni mismatch is an error
+    families: bool  # the IP children have address families
+    cluster_kind: tuple[str, str]
+
+    def read_cluster(self, obj: KubeObject) -> Cluster: ...
+
+    def cni_mismatch(self, cni_type: str, cluster: Cluster) -> str | None: ...
 
     def children(
         self, owner: KubeObject, req: Request, cluster: Cluster, config: Config
@@ -96,6 +113,19 @@ class Design:
     ownership: Ownership = OwnerReferences()
     deletion: Deletion = DeletionTimestamp()
     strict_cluster = False
+    families = True
+    cluster_kind = (CLUSTER_CONTEXT_API_VERSION, CLUSTER_CONTEXT_KIND)
+
+    def read_cluster(self, obj: KubeObject) -> Cluster:
+        return read_cluster_context(obj, r1=False)
+
+    def cni_mismatch(self, cni_type: str, cluster: Cluster) -> str | None:
+        if not cluster.cni_type or cni_type == cluster.cni_type:
+            return None
+        return (
+            f"cniType {cni_type} differs from the cluster's cniType {cluster.cni_type} "
+            f"(ClusterContext {cluster.obj.name} spec.cniConfig.cniType); expanded all the same"
+        )
 
     def children(
         self, owner: KubeObject, req: Request, cluster: Cluster, config: Config
@@ -207,6 +237,19 @@ class NephioR1:
     ownership: Ownership = OwnerAnnotation(OWNER_ANNOTATION)
     deletion: Deletion = DeleteAnnotation(DELETE_ANNOTATION)
     strict_cluster = True
+    families = False
+    cluster_kind = (CLUSTER_CONTEXT_API_VERSION, CLUSTER_CONTEXT_KIND)
+
+    def read_cluster(self, obj: KubeObject) -> Cluster:
+        return read_cluster_context(obj, r1=True)
+
+    def cni_mismatch(self, cni_type: str, cluster: Cluster) -> str | None:
+        if cni_type == cluster.cni_type:
+            return None
+        return (
+            f"cluster cniType not supported: cluster cniType: {cluster.cni_type}, "
+            f"interface cniType: {cni_type}"
+        )
 
     def children(
         self, owner: KubeObject, req: Request, cluster: Cluster, config: Config
@@ -273,7 +316,8 @@ class NephioR1:
         self, name: str, expanded: bool, children: int, ready: bool
     ) -> Condition:
         if not expanded:
-            return Condition(self.interface_type(name), "False", "", "missing ClusterContext")
+            message = f"missing {self.cluster_kind[1]}"
+            return Condition(self.interface_type(name), "False", "", message)
         if ready:
             return Condition(self.interface_type(name), "True", "", "update done")
         return Condition(self.interface_type(name), "False", "", "update for condition")
@@ -285,4 +329,96 @@ class NephioR1:
         return type_.startswith(self.nad_type(""))
 
 
-DIALECTS: dict[str, Dialect] = {"design": Design(), "nephio-r1": NephioR1()}
+FOR_ANNOTATION = "specializer.nephio.org/for"
+VLAN_CLAIM_NAME_ANNOTATION = "specializer.nephio.org/vlanClaimName"
+
+
+class Nephio(NephioR1):
+    """Current Nephio: ``WorkloadCluster`` in, ``IPClaim``/``VLANClaim`` out."""
+
+    IPAM: ClassVar[str] = "ipam.resource.nephio.org/v1alpha1"
+    VLAN: ClassVar[str] = "vlan.resource.nephio.org/v1alpha1"
+    name = "nephio"
+    owns: tuple[tuple[str, str], ...] = (
+        ("ipam.resource.nephio.org/v1alpha1", "IPClaim"),
+        ("vlan.resource.nephio.org/v1alpha1", "VLANClaim"),
+    )
+    families = True
+    cluster_kind = (CLUSTER_CONTEXT_API_VERSION, WORKLOAD_CLUSTER_KIND)
+
+    def read_cluster(self, obj: KubeObject) -> Cluster:
+        return read_workload_cluster(obj)
+
+    def cni_mismatch(self, cni_type: str, cluster: Cluster) -> str | None:
+        if cni_type in cluster.cnis:
+            return None
+        return (
+            f"cniType not supported in workload cluster: workload cluster CNIs: "
+            f"[{', '.join(cluster.cnis)}], interface cniType requested: {cni_type}"
+        )
+
+    def children(
+        self, owner: KubeObject, req: Request, cluster: Cluster, config: Config
+    ) -> list[KubeObject]:
+        annotations: dict[str, str] = {}
+        if req.local_config:
+            annotations[ANN_LOCAL_CONFIG] = "true"
+        for_ref = owner.annotations.get(OWNER_ANNOTATION, "")
+        if for_ref:
+            annotations[FOR_ANNOTATION] = for_ref
+        annotations[OWNER_ANNOTATION] = f"{owner.api_version}.{owner.kind}.{owner.name}"
+        for_name = parse_owner_name(for_ref)
+        prefix = f"{for_name}-{owner.name}" if for_name else owner.name
+        out = []
+        for family in req.families:
+            spec = {
+                "kind": "loopback" if req.loopback else "network",
+                "selector": {
+                    "matchLabels": {
+                        "nephio.org/address-family": family,
+                        "nephio.org/cluster-name": cluster.cluster_name,
+                    }
+                },
+                "networkInstance": {"name": req.network},
+            }
+            out.append(
+                _new_child(
+                    owner,
+                    self.IPAM,
+                    "IPClaim",
+                    f"{prefix}-{family}",
+                    annotations,
+                    False,
+                    {"spec": spec, "status": {}},
+                )
+            )
+        if req.vlan:
+            vlan_annotations = {
+                **annotations,
+                VLAN_CLAIM_NAME_ANNOTATION: f"{req.network}-{cluster.cluster_name}-bd",
+            }
+            out.append(
+                _new_child(
+                    owner,
+                    self.VLAN,
+                    "VLANClaim",
+                    prefix,
+                    vlan_annotations,
+                    False,
+                    {"spec": {"vlanIndex": {"name": cluster.cluster_name}}, "status": {}},
+                )
+            )
+        return out
+
+
+def parse_owner_name(value: str) -> str:
+    """The name part of ``<group>/<version>.<Kind>.<name>`` ('' when it is not of that form)."""
+    key = parse_owner(value)
+    return key.name if key is not None else ""
+
+
+DIALECTS: dict[str, Dialect] = {
+    "design": Design(),
+    "nephio-r1": NephioR1(),
+    "nephio": Nephio(),
+}

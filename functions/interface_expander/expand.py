@@ -18,12 +18,10 @@ from krmlib.children import ChildChange, collect_orphans, sync_children
 from .config import Config
 from .dialects import DIALECTS, Dialect
 from .inputs import (
-    CLUSTER_CONTEXT_API_VERSION,
     INTERFACE_API_VERSION,
     INTERFACE_KIND,
     Cluster,
-    find_cluster_context,
-    read_cluster,
+    find_cluster,
     read_interface,
 )
 
@@ -64,8 +62,9 @@ def process(rl: ResourceList, config: Config) -> None:
             "the package has no Kptfile: children are kept in sync, but no conditions are recorded"
         )
     conditions = Conditions(kptfile)
-    context = find_cluster_context(list(rl.items), rl.results)
-    cluster = read_cluster(context, r1=dialect.strict_cluster) if context is not None else None
+    api_version, kind = dialect.cluster_kind
+    found = find_cluster(list(rl.items), rl.results, api_version, kind)
+    cluster = dialect.read_cluster(found) if found is not None else None
     interfaces = list(rl.items.where(is_kind(INTERFACE_KIND, INTERFACE_API_VERSION)))
     for obj in interfaces:
         try:
@@ -101,17 +100,18 @@ def expand_interface(
         why = f"Interface {req.name} uses the default network"
     elif cluster is None:
         expanded = False
-        why = "the package has no ClusterContext"
+        why = f"the package has no {dialect.cluster_kind[1]}"
         rl.results.warning(
             f"Interface {req.name} is not expanded: the package has no "
-            f"{CLUSTER_CONTEXT_API_VERSION} ClusterContext",
+            f"{' '.join(dialect.cluster_kind)}",
             obj,
         )
     else:
         check_cni(rl, obj, req.cni_type, cluster, dialect)
-        if len(req.families) > 1 and dialect.name == "nephio-r1":
+        if len(req.families) > 1 and not dialect.families:
             rl.results.warning(
-                "the nephio-r1 IPAllocation has no address family: one IPAllocation is requested",
+                f"the {dialect.name} IPAllocation has no address family: one IPAllocation is "
+                "requested",
                 obj,
                 "spec.ipFamilyPolicy",
             )
@@ -163,22 +163,13 @@ def expand_interface(
 def check_cni(
     rl: ResourceList, obj: KubeObject, cni_type: str, cluster: Cluster, dialect: Dialect
 ) -> None:
-    """A cniType unlike the cluster's: a warning (design) or an error (nephio-r1)."""
-    if not cni_type or not cluster.cni_type or cni_type == cluster.cni_type:
+    """A cniType the cluster lacks: a warning (design) or an error (Nephio dialects)."""
+    message = dialect.cni_mismatch(cni_type, cluster) if cni_type else None
+    if message is None:
         return
     if dialect.strict_cluster:
-        raise KrmError(
-            f"cluster cniType not supported: cluster cniType: {cluster.cni_type}, "
-            f"interface cniType: {cni_type}",
-            obj=obj,
-            field="spec.cniType",
-        )
-    rl.results.warning(
-        f"cniType {cni_type} differs from the cluster's cniType {cluster.cni_type} "
-        f"(ClusterContext {cluster.obj.name} spec.cniConfig.cniType); expanded all the same",
-        obj,
-        "spec.cniType",
-    )
+        raise KrmError(message, obj=obj, field="spec.cniType")
+    rl.results.warning(message, obj, "spec.cniType")
 
 
 def record_child(

@@ -1,4 +1,4 @@
-"""Reading the inputs: ``Interface`` requirements and the ``ClusterContext``."""
+"""Reading the inputs: ``Interface`` requirements and the cluster object."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ INTERFACE_API_VERSION = "req.nephio.org/v1alpha1"
 INTERFACE_KIND = "Interface"
 CLUSTER_CONTEXT_API_VERSION = "infra.nephio.org/v1alpha1"
 CLUSTER_CONTEXT_KIND = "ClusterContext"
+WORKLOAD_CLUSTER_KIND = "WorkloadCluster"
 NETWORK_NAME_ANNOTATION = "nephio.org/network-name"
 DEFAULT_NETWORK = "default"
 
@@ -53,13 +54,15 @@ class Request:
 
 @dataclass(frozen=True)
 class Cluster:
-    """What the children need from the ClusterContext."""
+    """What the children need from the ClusterContext (or the WorkloadCluster)."""
 
     site: str
     region: str
     cni_type: str
     master_interface: str
     obj: KubeObject
+    cluster_name: str = ""
+    cnis: tuple[str, ...] = ()
 
 
 def _text(obj: KubeObject, path: str) -> str:
@@ -150,22 +153,31 @@ def _attachment(obj: KubeObject, results: Results) -> str:
     return attachment
 
 
-def find_cluster_context(items: list[KubeObject], results: Results) -> KubeObject | None:
-    """The package's ClusterContext (the first one; more than one is a warning)."""
-    found = [
-        obj
-        for obj in items
-        if obj.api_version == CLUSTER_CONTEXT_API_VERSION and obj.kind == CLUSTER_CONTEXT_KIND
-    ]
+def find_cluster(
+    items: list[KubeObject], results: Results, api_version: str, kind: str
+) -> KubeObject | None:
+    """The package's cluster object (the first one; more than one is a warning)."""
+    found = [obj for obj in items if obj.api_version == api_version and obj.kind == kind]
     if len(found) > 1:
         results.warning(
-            f"{len(found)} ClusterContexts in the package: the first one, {found[0].name}, is used",
+            f"{len(found)} {kind}s in the package: the first one, {found[0].name}, is used",
             found[1],
         )
     return found[0] if found else None
 
 
-def read_cluster(obj: KubeObject, *, r1: bool) -> Cluster:
+def _mandatory(obj: KubeObject, fields: list[str]) -> None:
+    for field in fields:
+        if not _text(obj, f"spec.{field}"):
+            short = field.rsplit(".", 1)[-1]
+            raise KrmError(
+                f"spec invalid: mandatory field {short} is missing from {obj.kind}",
+                obj=obj,
+                field=f"spec.{field}",
+            )
+
+
+def read_cluster_context(obj: KubeObject, *, r1: bool) -> Cluster:
     """The ClusterContext's values; KrmError when a mandatory field is missing.
 
     The design dialect needs ``spec.siteCode``; ``nephio-r1`` also needs ``spec.cniConfig``
@@ -174,18 +186,28 @@ def read_cluster(obj: KubeObject, *, r1: bool) -> Cluster:
     mandatory = ["siteCode"]
     if r1:
         mandatory += ["cniConfig.cniType", "cniConfig.masterInterface"]
-    for field in mandatory:
-        if not _text(obj, f"spec.{field}"):
-            short = field.rsplit(".", 1)[-1]
-            raise KrmError(
-                f"spec invalid: mandatory field {short} is missing from ClusterContext",
-                obj=obj,
-                field=f"spec.{field}",
-            )
+    _mandatory(obj, mandatory)
     return Cluster(
         site=_text(obj, "spec.siteCode"),
         region=_text(obj, "spec.region"),
         cni_type=_text(obj, "spec.cniConfig.cniType"),
         master_interface=_text(obj, "spec.cniConfig.masterInterface"),
         obj=obj,
+    )
+
+
+def read_workload_cluster(obj: KubeObject) -> Cluster:
+    """A WorkloadCluster's values (current Nephio); ``spec.clusterName`` is mandatory."""
+    _mandatory(obj, ["clusterName"])
+    cnis = obj.get("spec.cnis", [])
+    if not isinstance(cnis, list) or not all(isinstance(c, str) for c in cnis):
+        raise KrmError("spec.cnis must be a list of strings", obj=obj, field="spec.cnis")
+    return Cluster(
+        site="",
+        region="",
+        cni_type="",
+        master_interface=_text(obj, "spec.masterInterface"),
+        obj=obj,
+        cluster_name=_text(obj, "spec.clusterName"),
+        cnis=tuple(cnis),
     )
