@@ -129,11 +129,12 @@ def test_unmatched_is_appended_as_a_copy_in_file_dir() -> None:
     assert "# the service" in added.to_yaml()
 
 
-def test_appended_into_a_taken_file_gets_the_next_index() -> None:
+def test_appended_into_a_taken_file_goes_last_without_an_index() -> None:
     items = package(TEMPLATE.replace("a.yaml", "configmap_c.yaml"))
     (added,) = merge_resources(items, [obj("c")])
     assert added.path == "configmap_c.yaml"
-    assert added.annotations.get("internal.config.kubernetes.io/index") == "2"
+    assert items[2] is added
+    assert "internal.config.kubernetes.io/index" not in added.annotations
 
 
 @pytest.mark.parametrize(

@@ -265,3 +265,14 @@ def test_kpt_reads_the_created_package(template: Path, tmp_path: Path) -> None:
     assert same.diff_files == ["untouched.yaml"]
     for name in ("deployment.yaml", "configmap_extra.yaml", "resources.yaml", "Kptfile"):
         assert (out / name).read_bytes() == (rendered / name).read_bytes(), name
+
+
+def test_a_merge_folder_is_read_in_name_order(template: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "inputs"
+    folder.mkdir()
+    (folder / "1-base.yaml").write_text(MERGE_A)
+    (folder / "2-overlay.yml").write_text(MERGE_B)
+    out = tmp_path / "from-folder"
+    create_deployment(template, [folder], out)
+    assert 'a: "2"' in (out / "configmap_extra.yaml").read_text()
+    assert "site: edge1" in (out / "resources.yaml").read_text()

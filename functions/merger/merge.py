@@ -8,8 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from krmlib import (
-    ANN_INDEX,
-    ANN_LEGACY_INDEX,
     Items,
     KrmError,
     KubeObject,
@@ -221,19 +219,9 @@ def _append(target: Items, item: Planned, from_package: bool, file_dir: str) -> 
         if file_dir
         else (default_file_name(item.kind, item.dest))
     )
-    obj.set_path(path)
-    taken = [_index(o) for o in target if o.path == path]
-    if taken:
-        index = str(max(taken) + 1)
-        obj.annotations[ANN_INDEX] = index
-        obj.annotations[ANN_LEGACY_INDEX] = index
+    obj.set_path(path)  # no index: kpt puts an item without one after the file's others
     target.append(obj)
     return obj
-
-
-def _index(obj: KubeObject) -> int:
-    raw = obj.annotations.get(ANN_INDEX) or obj.annotations.get(ANN_LEGACY_INDEX) or "0"
-    return int(raw) if raw.isdigit() else 0
 
 
 # Without its ids kpt sees a new item in the old slot and restores none of the old comments.
