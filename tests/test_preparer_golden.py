@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from krmfn.preparer import Config, process  # noqa: TID251 (ban meant for krmlib)
+from krmfn.preparer import Config, process
 
 from krmlib.testing import GoldenCase, check_golden, check_kpt, golden_cases
 
