@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from krmfn.merger import merge_resources  # noqa: TID251
+from krmfn.merger import merge_resources
 
 from krmlib import Items, KrmError, KubeObject, ResourceList, Results
 

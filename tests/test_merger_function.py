@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from krmfn.merger.config import Config  # noqa: TID251
-from krmfn.merger.process import process  # noqa: TID251
+from krmfn.merger.config import Config
+from krmfn.merger.process import process
 
 from krmlib import ResourceList, Results, parse_config
 from krmlib.testing import run_kpt

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from krmfn.merger.config import Config  # noqa: TID251
-from krmfn.merger.process import process  # noqa: TID251
+from krmfn.merger.config import Config
+from krmfn.merger.process import process
 
 from krmlib.testing import GoldenCase, check_golden, check_kpt, golden_cases
 

@@ -214,11 +214,9 @@ def _null_paths(value: Any, prefix: tuple[str | int, ...]) -> list[tuple[str | i
 
 def _append(target: Items, item: Planned, from_package: bool, file_dir: str) -> KubeObject:
     obj = _fresh(item, from_package)
-    path = (
-        posixpath.join(file_dir, default_file_name(item.kind, item.dest))
-        if file_dir
-        else (default_file_name(item.kind, item.dest))
-    )
+    path = default_file_name(item.kind, item.dest)
+    if file_dir:
+        path = posixpath.join(file_dir, path)
     obj.set_path(path)  # no index: kpt puts an item without one after the file's others
     target.append(obj)
     return obj
