@@ -1,0 +1,649 @@
+"""The benchmark: every krmfn function against kpt's own cost on generated packages.
+
+``python bench/run.py`` (what ``make bench`` runs) generates (or reuses) the packages of
+``bench/generate.py``, measures, prints one Markdown report and writes it to ``bench/RESULTS.md``.
+See ``bench/README.md`` for what each row means. Missing a target is reported, not an error: the
+exit code is 0 unless the harness itself cannot run (no kpt, a baseline failing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import os
+import platform
+import re
+import shlex
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+BENCH_DIR = Path(__file__).resolve().parent
+ROOT = BENCH_DIR.parent
+if str(ROOT) not in sys.path:  # `python bench/run.py` puts bench/, not the repository, on the path
+    sys.path.insert(0, str(ROOT))
+
+from bench import generate  # noqa: E402
+
+CONFIGS = BENCH_DIR / "configs"
+FNS = BENCH_DIR / "fns"
+BIN = Path(sys.executable).parent
+TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
+DEFAULT_SIZES = (1000, 10000, 50000)
+QUICK_SIZES = (1000, 10000)
+TARGET_SIZE = 10000
+SCALE_FROM, SCALE_TO = 10000, 50000
+
+# Targets of ../shared/spec/performance.md (issue 8).
+MAX_TIME_RATIO = 1.0
+MAX_MEMORY_RATIO = 10.0
+MAX_STARTUP_MS = 100.0
+MAX_SCALING = 5.5
+
+FUNCTIONS = (
+    "interface-expander",
+    "topology-to-pvs",
+    "applyset-labeler",
+    "merger",
+    "preparer",
+)
+# Reference functions on krmlib alone (bench/fns): the library's floor under the functions.
+REFERENCES = {
+    "noop": "krmlib_noop.py",
+    "read-interfaces": "krmlib_read_interfaces.py",
+    "label-all": "krmlib_label_all.py",
+}
+DEFAULT_REFERENCES = ("noop", "read-interfaces")
+EVAL_SUFFIX = " (kpt fn eval)"
+
+
+@dataclass
+class Sample:
+    seconds: float
+    peak_bytes: int
+    returncode: int
+    stderr: str = ""
+
+
+@dataclass
+class Row:
+    size: int
+    what: str
+    samples: list[Sample] = field(default_factory=list)
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.samples) and all(s.returncode == 0 for s in self.samples)
+
+    @property
+    def seconds(self) -> float:
+        return statistics.median(s.seconds for s in self.samples)
+
+    @property
+    def peak_mb(self) -> float:
+        return statistics.median(s.peak_bytes for s in self.samples) / 1e6
+
+
+@dataclass
+class Function:
+    """Something measured like a function: a command that filters a ResourceList."""
+
+    name: str
+    command: list[str]
+    config: Path | None
+    reference: bool = False
+
+    @property
+    def exec_arg(self) -> str:
+        return shlex.join(self.command)
+
+
+@dataclass
+class Startup:
+    name: str
+    eval_seconds: float = 0.0
+    over_cat_ms: float = 0.0
+    import_ms: float = 0.0
+    top_imports: list[tuple[str, float]] = field(default_factory=list)
+    note: str = ""
+
+
+@dataclass
+class Report:
+    sizes: list[int]
+    reps: int
+    rows: list[Row] = field(default_factory=list)
+    rl_bytes: dict[int, int] = field(default_factory=dict)
+    startups: list[Startup] = field(default_factory=list)
+    not_built: list[str] = field(default_factory=list)
+    functions: list[Function] = field(default_factory=list)
+    python_pass_ms: float = 0.0
+    cat_eval_seconds: float = 0.0
+
+    def find(self, size: int, what: str) -> Row | None:
+        return next((r for r in self.rows if r.size == size and r.what == what), None)
+
+
+def log(message: str) -> None:
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
+
+
+# Measuring ------------------------------------------------------------------------------------
+
+
+def measure(
+    command: Sequence[str],
+    stdin: Path | None = None,
+    *,
+    timeout: float,
+    env: dict[str, str] | None = None,
+) -> Sample:
+    """Wall time and peak RSS of one run.
+
+    Peak RSS comes from wait4, through GNU time when it is installed: a child forked from this
+    Python process would otherwise inherit its high-water mark across exec. For a command that
+    starts others (kpt) it is the largest single process of the tree, not their sum.
+    """
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.NamedTemporaryFile("r", suffix=".rss") as rss,
+    ):
+        wrapped = list(command)
+        if TIME is not None:
+            wrapped = [TIME, "-f", "%M", "-o", rss.name, "--", *wrapped]
+        source = stdin.open("rb") if stdin is not None else None
+        try:
+            start = time.perf_counter()
+            proc = subprocess.Popen(
+                wrapped,
+                stdin=source if source is not None else subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                env=env,
+                start_new_session=True,
+            )
+            killer = threading.Timer(timeout, _kill_group, (proc.pid,))
+            killer.start()
+            _, status, usage = os.wait4(proc.pid, 0)
+            seconds = time.perf_counter() - start
+            killer.cancel()
+            proc.returncode = os.waitstatus_to_exitcode(status)
+        finally:
+            if source is not None:
+                source.close()
+        err.seek(0)
+        text = err.read().decode("utf-8", "replace")
+        peak = usage.ru_maxrss * 1024
+        if TIME is not None:
+            lines = rss.read().split()
+            peak = int(lines[-1]) * 1024 if lines and lines[-1].isdigit() else 0
+    if seconds >= timeout:
+        return Sample(seconds, peak, -9, f"timed out after {timeout:.0f} s")
+    return Sample(seconds, peak, proc.returncode, text)
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def repeat(
+    row: Row,
+    command: Sequence[str],
+    stdin: Path | None,
+    args: argparse.Namespace,
+    *,
+    prepare: Path | None = None,
+    package: Path | None = None,
+) -> Row:
+    """Run ``command`` ``args.reps`` times into ``row`` (once when a run is slower than --slow).
+
+    With ``prepare``/``package``, ``package`` is a fresh copy of ``prepare`` before each run
+    (kpt fn eval writes its output back into the package); the copy is not timed.
+    """
+    for rep in range(args.reps):
+        if prepare is not None and package is not None:
+            if package.exists():
+                shutil.rmtree(package)
+            shutil.copytree(prepare, package)
+        sample = measure(command, stdin, timeout=args.timeout)
+        row.samples.append(sample)
+        status = "" if sample.returncode == 0 else f" (exit {sample.returncode})"
+        log(
+            f"  [{row.size}] {row.what}: {sample.seconds:.3f} s, "
+            f"{sample.peak_bytes / 1e6:.0f} MB{status}"
+        )
+        if sample.returncode != 0:
+            row.note = f"exit {sample.returncode}: {_last_line(sample.stderr)}"
+            break
+        if sample.seconds > args.slow and rep == 0:
+            row.note = f"1 run (slower than {args.slow:.0f} s)"
+            break
+    return row
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return (lines[-1] if lines else "no stderr")[:120].replace("|", "\\|")
+
+
+# Setup ----------------------------------------------------------------------------------------
+
+
+def is_built(command: Sequence[str]) -> tuple[bool, str]:
+    """A function is built when ``--help`` exits 0 and does not say "not built yet"."""
+    try:
+        done = subprocess.run(
+            [*command, "--help"], capture_output=True, text=True, timeout=60, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, str(exc)
+    said = done.stdout + done.stderr
+    if done.returncode != 0 or "not built yet" in said:
+        return False, _last_line(said)
+    return True, ""
+
+
+def find_functions(args: argparse.Namespace, report: Report) -> list[Function]:
+    found: list[Function] = []
+    for name in args.functions:
+        config = CONFIGS / f"{name}.yaml"
+        fn = Function(name, [str(BIN / f"krmfn-{name}")], config if config.is_file() else None)
+        built, why = is_built(fn.command)
+        if built:
+            found.append(fn)
+        else:
+            report.not_built.append(name)
+            log(f"{name}: not built ({why})")
+    for name in args.reference:
+        command = [sys.executable, str(FNS / REFERENCES[name])]
+        found.append(Function(f"krmlib {name}", command, None, reference=True))
+    return found
+
+
+def with_config(rl: Path, config: Path | None, out: Path) -> Path:
+    """The ResourceList with ``config`` as functionConfig, as kpt fn eval appends it."""
+    if config is None:
+        return rl
+    body = "".join(
+        f"  {line}" if line.strip() else line
+        for line in config.read_text().splitlines(keepends=True)
+        if not line.startswith("#")
+    )
+    if not out.is_file() or out.stat().st_mtime < max(rl.stat().st_mtime, config.stat().st_mtime):
+        with out.open("w", encoding="utf-8") as sink, rl.open(encoding="utf-8") as source:
+            shutil.copyfileobj(source, sink)
+            sink.write("functionConfig:\n" + body)
+    return out
+
+
+def eval_command(fn: Function | None, package: Path) -> list[str]:
+    command = ["kpt", "fn", "eval", "--exec", fn.exec_arg if fn else "cat"]
+    if fn is not None and fn.config is not None:
+        command += ["--fn-config", str(fn.config)]
+    return [*command, str(package)]
+
+
+# The runs -------------------------------------------------------------------------------------
+
+
+def predicted_too_slow(report: Report, size: int, what: str, timeout: float) -> str:
+    """Why not to run ``what`` at ``size``: it timed out, or would, at the last size below; or,
+    under kpt, the function alone timed out at this size."""
+    alone = report.find(size, what.removesuffix(EVAL_SUFFIX))
+    if what.endswith(EVAL_SUFFIX) and alone and any(s.returncode == -9 for s in alone.samples):
+        return "skipped: the function alone timed out"
+    smaller = [r for r in report.rows if r.what == what and r.size < size and r.samples]
+    if not smaller:
+        return ""
+    last = max(smaller, key=lambda r: r.size)
+    if any(s.returncode == -9 for s in last.samples):
+        return f"skipped: timed out at {last.size:,}"
+    predicted = last.seconds * size / last.size
+    if last.ok and predicted > timeout:
+        return f"skipped: {last.seconds:.0f} s at {last.size:,} predicts {predicted:.0f} s"
+    return ""
+
+
+def bench_size(size: int, args: argparse.Namespace, report: Report, work: Path) -> None:
+    log(f"size {size}: generating")
+    target = generate.generate(size)
+    pkg, rl = target / generate.PKG_NAME, target / generate.RL_NAME
+    report.rl_bytes[size] = rl.stat().st_size
+    copy = work / "pkg"
+
+    def add(what: str, command: Sequence[str], stdin: Path | None, under_kpt: bool) -> Row:
+        row = Row(size, what)
+        report.rows.append(row)
+        row.note = predicted_too_slow(report, size, what, args.timeout)
+        if row.note:
+            log(f"  [{size}] {what}: {row.note}")
+            return row
+        if under_kpt:
+            return repeat(row, command, stdin, args, prepare=pkg, package=copy)
+        return repeat(row, command, stdin, args)
+
+    base = add("kpt fn source", ["kpt", "fn", "source", str(pkg)], None, False)
+    if not base.ok:
+        raise SystemExit(f"kpt fn source failed: {base.note}")
+    add("cat ResourceList", ["cat", str(rl)], None, False)
+    add("kpt fn eval --exec cat", eval_command(None, copy), None, True)
+    for fn in report.functions:
+        fn_rl = with_config(rl, fn.config, target / f"rl-{fn.name}.yaml")
+        add(fn.name, fn.command, fn_rl, False)
+        if args.eval and not fn.reference:
+            add(fn.name + EVAL_SUFFIX, eval_command(fn, copy), None, True)
+
+
+IMPORT_LINE = re.compile(r"^import time:\s*(\d+)\s*\|\s*(\d+)\s*\|( *)(\S+)")
+
+
+def parse_importtime(stderr: str) -> tuple[float, list[tuple[str, float]]]:
+    """From ``-X importtime`` output: total ms, and ms per top-level package (self times summed,
+    so ``pydantic`` is what pydantic's own modules cost, whoever imported them), largest first."""
+    total = 0.0
+    per_package: dict[str, float] = {}
+    for line in stderr.splitlines():
+        match = IMPORT_LINE.match(line)
+        if match is None:
+            continue
+        self_ms = int(match.group(1)) / 1000
+        total += self_ms
+        package = match.group(4).split(".")[0]
+        per_package[package] = per_package.get(package, 0.0) + self_ms
+    return total, sorted(per_package.items(), key=lambda pair: (-pair[1], pair[0]))
+
+
+def bench_startup(args: argparse.Namespace, report: Report, work: Path) -> None:
+    log("start-up: 1-resource package")
+    target = generate.generate(1)
+    pkg, rl = target / generate.PKG_NAME, target / generate.RL_NAME
+    copy = work / "pkg"
+    reps = argparse.Namespace(**{**vars(args), "reps": args.startup_reps})
+    python = repeat(Row(1, "python -c pass"), [sys.executable, "-c", "pass"], None, reps)
+    report.python_pass_ms = python.seconds * 1000
+    cat = repeat(
+        Row(1, "kpt fn eval --exec cat"),
+        eval_command(None, copy),
+        None,
+        reps,
+        prepare=pkg,
+        package=copy,
+    )
+    report.cat_eval_seconds = cat.seconds
+    for fn in report.functions:
+        startup = Startup(fn.name)
+        report.startups.append(startup)
+        row = repeat(
+            Row(1, fn.name + EVAL_SUFFIX),
+            eval_command(fn, copy),
+            None,
+            reps,
+            prepare=pkg,
+            package=copy,
+        )
+        if not row.ok:
+            startup.note = row.note
+        else:
+            startup.eval_seconds = row.seconds
+            startup.over_cat_ms = (row.seconds - cat.seconds) * 1000
+        fn_rl = with_config(rl, fn.config, target / f"rl-{fn.name}.yaml")
+        env = {**os.environ, "PYTHONPROFILEIMPORTTIME": "1"}
+        sample = measure(fn.command, fn_rl, timeout=args.timeout, env=env)
+        startup.import_ms, startup.top_imports = parse_importtime(sample.stderr)
+
+
+# The report -----------------------------------------------------------------------------------
+
+
+def machine() -> list[tuple[str, str]]:
+    cpu = platform.processor() or platform.machine()
+    memory = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                memory = f"{int(line.split()[1]) / 1024**2:.1f} GiB"
+                break
+    except OSError:
+        pass
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    return [
+        ("CPU", cpu),
+        ("cores", str(os.cpu_count())),
+        ("memory", memory or "unknown"),
+        ("OS", f"{platform.system()} {platform.release()}"),
+        ("Python", platform.python_version()),
+        ("kpt", generate.kpt_version()),
+        ("commit", commit or "unknown"),
+        ("date", dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")),
+    ]
+
+
+def fmt_ratio(value: float) -> str:
+    return f"{value:.2f}x"
+
+
+def table(report: Report) -> list[str]:
+    lines = [
+        "| size | what | median s | peak MB | x kpt fn source | RSS / RL size | note |",
+        "|---:|---|---:|---:|---:|---:|---|",
+    ]
+    for row in report.rows:
+        base = report.find(row.size, "kpt fn source")
+        rl_mb = report.rl_bytes[row.size] / 1e6
+        if not row.samples:
+            lines.append(f"| {row.size:,} | {row.what} | | | | | {row.note} |")
+            continue
+        ratio = row.seconds / base.seconds if base and base.ok else float("nan")
+        memory = row.peak_mb / rl_mb
+        note = row.note or ("" if row.ok else "failed")
+        lines.append(
+            f"| {row.size:,} | {row.what} | {row.seconds:.3f} | {row.peak_mb:.0f} "
+            f"| {fmt_ratio(ratio)} | {fmt_ratio(memory)} | {note} |"
+        )
+    for name in report.not_built:
+        lines.append(f"| | {name} | | | | | not built |")
+    return lines
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def targets(report: Report) -> list[str]:
+    lines: list[str] = []
+    base = report.find(TARGET_SIZE, "kpt fn source")
+    for fn in report.functions:
+        label = f"{fn.name} (reference)" if fn.reference else fn.name
+        checks: list[str] = []
+        row = report.find(TARGET_SIZE, fn.name)
+        if row is None or base is None:
+            checks.append("time at 10k: not measured")
+        elif not row.ok:
+            checks.append(f"time at 10k: FAIL ({row.note})")
+        else:
+            ratio = row.seconds / base.seconds
+            checks.append(
+                f"time at 10k ≤ {MAX_TIME_RATIO:.1f}x kpt fn source: "
+                f"{verdict(ratio <= MAX_TIME_RATIO)} ({fmt_ratio(ratio)})"
+            )
+        memory = [
+            (r.size, r.peak_mb * 1e6 / report.rl_bytes[r.size])
+            for r in report.rows
+            if r.what == fn.name and r.size >= TARGET_SIZE and r.ok
+        ]
+        if memory:
+            size, worst = max(memory, key=lambda pair: pair[1])
+            checks.append(
+                f"peak RSS ≤ {MAX_MEMORY_RATIO:.0f}x RL size: "
+                f"{verdict(worst <= MAX_MEMORY_RATIO)} ({fmt_ratio(worst)} at {size:,})"
+            )
+        else:
+            checks.append("peak RSS: not measured at ≥ 10k")
+        startup = next((s for s in report.startups if s.name == fn.name), None)
+        if startup is None:
+            checks.append("start-up: not measured")
+        elif startup.note:
+            checks.append(f"start-up: FAIL ({startup.note})")
+        else:
+            checks.append(
+                f"start-up ≤ {MAX_STARTUP_MS:.0f} ms over cat: "
+                f"{verdict(startup.over_cat_ms <= MAX_STARTUP_MS)} "
+                f"({startup.over_cat_ms:.0f} ms)"
+            )
+        small, large = report.find(SCALE_FROM, fn.name), report.find(SCALE_TO, fn.name)
+        if small is None or large is None or not (small.ok and large.ok):
+            checks.append("scaling 50k/10k: not measured")
+        else:
+            scale = large.seconds / small.seconds
+            checks.append(
+                f"time(50k)/time(10k) ≤ {MAX_SCALING}: "
+                f"{verdict(scale <= MAX_SCALING)} ({scale:.2f})"
+            )
+        lines.append(f"- **{label}**: " + "; ".join(checks))
+    for name in report.not_built:
+        lines.append(f"- **{name}**: not built (no figures)")
+    return lines
+
+
+def startup_table(report: Report) -> list[str]:
+    lines = [
+        f"1-resource package. `kpt fn eval --exec cat`: {report.cat_eval_seconds * 1000:.0f} ms; "
+        f"`python -c pass`: {report.python_pass_ms:.0f} ms.",
+        "",
+        "| function | under kpt, ms | over cat, ms | imports, ms | top packages (import ms) |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for s in report.startups:
+        top = ", ".join(f"{name} {ms:.0f}" for name, ms in s.top_imports[:5])
+        if s.note:
+            lines.append(f"| {s.name} | | | {s.import_ms:.0f} | {s.note} |")
+        else:
+            lines.append(
+                f"| {s.name} | {s.eval_seconds * 1000:.0f} | {s.over_cat_ms:.0f} "
+                f"| {s.import_ms:.0f} | {top} |"
+            )
+    return lines
+
+
+def render(report: Report, args: argparse.Namespace) -> str:
+    out = ["# krmfn benchmark", ""]
+    out += [f"- {key}: {value}" for key, value in machine()]
+    sizes = ", ".join(
+        f"{size:,} ({report.rl_bytes[size] / 1e6:.1f} MB ResourceList)" for size in report.sizes
+    )
+    out += [
+        f"- sizes: {sizes}",
+        f"- median of {report.reps} runs (1 run when slower than {args.slow:.0f} s); "
+        f"peak RSS from {'GNU time' if TIME else 'wait4'} (largest process of the command's tree)",
+        f"- command: `python bench/run.py {shlex.join(args.argv)}`",
+        "",
+        "## Times and memory",
+        "",
+        *table(report),
+        "",
+    ]
+    if report.startups:
+        out += ["## Start-up", "", *startup_table(report), ""]
+    out += [
+        "## Targets (../shared/spec/performance.md)",
+        "",
+        *targets(report),
+        "",
+    ]
+    return "\n".join(out)
+
+
+# Main -----------------------------------------------------------------------------------------
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="krmfn benchmark (see bench/README.md)")
+    parser.add_argument(
+        "--sizes",
+        type=lambda text: [int(part) for part in text.split(",") if part],
+        help="comma-separated sizes (default 1000,10000,50000)",
+    )
+    parser.add_argument("--quick", action="store_true", help="sizes 1000,10000 only")
+    parser.add_argument("--reps", type=int, default=3, help="runs per measurement (median)")
+    parser.add_argument("--startup-reps", type=int, default=7, help="runs per start-up figure")
+    parser.add_argument(
+        "--functions",
+        type=lambda text: [part for part in text.split(",") if part],
+        default=list(FUNCTIONS),
+        help="comma-separated function names (default all five)",
+    )
+    parser.add_argument(
+        "--reference",
+        type=lambda text: [part for part in text.split(",") if part],
+        default=list(DEFAULT_REFERENCES),
+        help=f"krmlib reference functions: {','.join(REFERENCES)} or '' (default noop,"
+        "read-interfaces)",
+    )
+    parser.add_argument("--no-eval", dest="eval", action="store_false", help="skip kpt fn eval")
+    parser.add_argument("--no-startup", dest="startup", action="store_false")
+    parser.add_argument("--slow", type=float, default=60.0, help="run once when slower (s)")
+    parser.add_argument("--timeout", type=float, default=900.0, help="per run (s)")
+    parser.add_argument(
+        "--output", type=Path, default=BENCH_DIR / "RESULTS.md", help="report file ('-': none)"
+    )
+    args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
+    for name in args.functions:
+        if name not in FUNCTIONS:
+            parser.error(f"unknown function {name!r} (known: {', '.join(FUNCTIONS)})")
+    for name in args.reference:
+        if name not in REFERENCES:
+            parser.error(f"unknown reference {name!r} (known: {', '.join(REFERENCES)})")
+    if args.sizes is None:
+        args.sizes = list(QUICK_SIZES if args.quick else DEFAULT_SIZES)
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if shutil.which("kpt") is None:
+        log("bench: kpt is not on PATH")
+        return 2
+    report = Report(sizes=list(args.sizes), reps=args.reps)
+    report.functions = find_functions(args, report)
+    started = time.perf_counter()
+    generate.OUT_DIR.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="work-", dir=generate.OUT_DIR) as scratch:
+        work = Path(scratch)
+        for size in args.sizes:
+            bench_size(size, args, report, work)
+        if args.startup:
+            bench_startup(args, report, work)
+    text = render(report, args)
+    text += f"\nThe whole run took {time.perf_counter() - started:.0f} s.\n"
+    sys.stdout.write(text)
+    if str(args.output) != "-":
+        args.output.write_text(text, encoding="utf-8")
+        log(f"written to {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

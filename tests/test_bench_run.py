@@ -1,0 +1,111 @@
+"""The benchmark runner's parts that do not need kpt: measuring, parsing, the report."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench import run  # noqa: E402
+
+
+def test_measure_exit_code_time_and_memory(tmp_path: Path) -> None:
+    script = "import sys; b = bytearray(50_000_000); sys.exit(3)"
+    sample = run.measure([sys.executable, "-c", script], timeout=60)
+    assert sample.returncode == 3
+    assert sample.seconds > 0
+    assert 50e6 < sample.peak_bytes < 500e6
+
+
+def test_measure_feeds_stdin(tmp_path: Path) -> None:
+    data = tmp_path / "in.txt"
+    data.write_text("x" * 10)
+    script = "import sys; sys.exit(len(sys.stdin.read()))"
+    assert run.measure([sys.executable, "-c", script], data, timeout=60).returncode == 10
+
+
+def test_measure_timeout() -> None:
+    sample = run.measure([sys.executable, "-c", "import time; time.sleep(30)"], timeout=0.5)
+    assert sample.returncode != 0
+    assert sample.seconds < 10
+    assert "timed out" in sample.stderr
+
+
+def test_not_built(tmp_path: Path) -> None:
+    stub = tmp_path / "stub"
+    stub.write_text("#!/bin/sh\necho 'krmfn-x: not built yet' >&2\nexit 1\n")
+    stub.chmod(0o755)
+    assert run.is_built([str(stub)]) == (False, "krmfn-x: not built yet")
+    assert run.is_built([str(tmp_path / "missing")])[0] is False
+    assert run.is_built(["true"]) == (True, "")
+
+
+def test_with_config_appends_function_config(tmp_path: Path) -> None:
+    rl = tmp_path / "rl.yaml"
+    rl.write_text(
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n"
+    )
+    for config in sorted(run.CONFIGS.glob("*.yaml")):
+        out = run.with_config(rl, config, tmp_path / f"rl-{config.stem}.yaml")
+        parsed = yaml.safe_load(out.read_text())
+        assert parsed["items"][0]["metadata"]["name"] == "a"
+        assert parsed["functionConfig"] == yaml.safe_load(config.read_text())
+    assert run.with_config(rl, None, tmp_path / "unused.yaml") == rl
+
+
+def test_parse_importtime() -> None:
+    stderr = (
+        "import time: self [us] | cumulative | imported package\n"
+        "import time:       100 |        100 |   _io\n"
+        "import time:      2000 |       2100 | site\n"
+        "import time:      3000 |       3000 |     yaml.error\n"
+        "import time:      1000 |       4000 |   yaml\n"
+        "import time:      6000 |       6000 |   pydantic\n"
+        "import time:      1000 |      11000 | krmlib\n"
+        "import time:       500 |        500 | krmlib.object\n"
+        "some other line\n"
+    )
+    total, top = run.parse_importtime(stderr)
+    assert total == pytest.approx(13.6)
+    assert top == [("pydantic", 6.0), ("yaml", 4.0), ("site", 2.0), ("krmlib", 1.5), ("_io", 0.1)]
+
+
+def test_render_reports_targets() -> None:
+    args = run.parse_args(["--quick", "--output", "-"])
+    assert args.sizes == [1000, 10000]
+    report = run.Report(sizes=[10000, 50000], reps=1)
+    report.rl_bytes = {10000: 5_000_000, 50000: 25_000_000}
+    fn = run.Function("merger", ["krmfn-merger"], None)
+    report.functions = [fn]
+    report.not_built = ["preparer"]
+    for size, base, took, peak in ((10000, 3.0, 2.0, 40e6), (50000, 15.0, 12.0, 300e6)):
+        report.rows.append(run.Row(size, "kpt fn source", [run.Sample(base, 100_000_000, 0)]))
+        report.rows.append(run.Row(size, "merger", [run.Sample(took, int(peak), 0)]))
+    report.startups = [run.Startup("merger", 0.3, 150.0, 90.0)]
+    text = run.render(report, args)
+    assert "| 10,000 | merger | 2.000 | 40 | 0.67x | 8.00x |" in text
+    assert "time at 10k ≤ 1.0x kpt fn source: PASS (0.67x)" in text
+    assert "peak RSS ≤ 10x RL size: FAIL (12.00x at 50,000)" in text
+    assert "start-up ≤ 100 ms over cat: FAIL (150 ms)" in text
+    assert "time(50k)/time(10k) ≤ 5.5: FAIL (6.00)" in text
+    assert "**preparer**: not built" in text
+
+
+def test_skip_predicted_too_slow() -> None:
+    report = run.Report(sizes=[1000, 10000, 50000], reps=1)
+    report.rows.append(run.Row(1000, "slow", [run.Sample(100.0, 1, 0)]))
+    report.rows.append(run.Row(1000, "fast", [run.Sample(1.0, 1, 0)]))
+    report.rows.append(run.Row(10000, "hung", [run.Sample(900.0, 1, -9, "timed out")]))
+    assert "predicts 1000 s" in run.predicted_too_slow(report, 10000, "slow", 900)
+    assert run.predicted_too_slow(report, 10000, "fast", 900) == ""
+    assert run.predicted_too_slow(report, 50000, "hung", 900) == "skipped: timed out at 10,000"
+    assert run.predicted_too_slow(report, 1000, "new", 900) == ""
+    expected = "skipped: the function alone timed out"
+    assert run.predicted_too_slow(report, 10000, "hung (kpt fn eval)", 900) == expected
