@@ -24,6 +24,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, PlainScalarString
+from yaml.cyaml import CParser  # type: ignore[attr-defined]
 
 from .errors import InputError
 
@@ -123,31 +124,14 @@ _Constructor.add_constructor(  # type: ignore[type-var]
     "tag:yaml.org,2002:timestamp", yaml.constructor.SafeConstructor.construct_yaml_str
 )
 
-_CParser: Any = getattr(yaml, "CParser", None)
-_PyParser: Any = (
-    yaml.reader.Reader,
-    yaml.scanner.Scanner,
-    yaml.parser.Parser,
-    yaml.composer.Composer,
-)
 
+class _FastLoader(CParser, _Constructor, _Resolver12):
+    """libyaml's parser (the pinned PyYAML wheel ships it) with our constructor and resolver."""
 
-if _CParser is not None:
-
-    class _FastLoader(_CParser, _Constructor, _Resolver12):  # type: ignore[misc]
-        def __init__(self, stream: str) -> None:
-            _CParser.__init__(self, stream)
-            _Constructor.__init__(self)
-            _Resolver12.__init__(self)
-
-else:  # pragma: no cover - libyaml is part of the PyYAML wheel we pin
-
-    class _FastLoader(*_PyParser, _Constructor, _Resolver12):  # type: ignore[no-redef,misc]
-        def __init__(self, stream: str) -> None:
-            for base in _PyParser:
-                base.__init__(self, stream) if base is yaml.reader.Reader else base.__init__(self)
-            _Constructor.__init__(self)
-            _Resolver12.__init__(self)
+    def __init__(self, stream: str) -> None:
+        CParser.__init__(self, stream)
+        _Constructor.__init__(self)
+        _Resolver12.__init__(self)
 
 
 _ALIAS = re.compile(r"(?:^|[\s\[{,:-])\*[^\s\[\]{},]+", re.M)
@@ -155,8 +139,29 @@ _ANCHOR = re.compile(r"(?:^|[\s\[{,:-])&[^\s\[\]{},]+", re.M)
 _DEEP_FLOW = re.compile(r"(?:[\[{]\s*){64}")
 
 
+MAX_INPUT = 512 * 1024 * 1024
+_PYTHON_TAG = re.compile(r"!!python/|!<tag:yaml\.org,2002:python/|tag:yaml\.org,2002:python/")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
+_DEEP_SEQ = re.compile(r"(?:-[ \t]+){100}")
+
+
 def check_bounds(text: str) -> None:
-    """Reject input whose shape would make a YAML engine blow up (alias bombs, deep nesting)."""
+    """Reject input whose shape would make a YAML engine blow up (alias bombs, deep nesting),
+    and constructor tags that only a unsafe loader would act on."""
+    if len(text) > MAX_INPUT:
+        raise InputError(f"input too large ({len(text)} characters, at most {MAX_INPUT})")
+    control = _CONTROL.search(text)
+    if control:
+        line = text.count("\n", 0, control.start()) + 1
+        raise InputError(
+            f"control character {control.group(0)!r} is not allowed in YAML", line=line
+        )
+    match = _PYTHON_TAG.search(text)
+    if match:
+        line = text.count("\n", 0, match.start()) + 1
+        raise InputError(f"constructor tag {match.group(0)!r} is not allowed", line=line)
+    if _DEEP_SEQ.search(text):
+        raise InputError("YAML nesting too deep (more than 100 nested sequences on one line)")
     if "&" in text and "*" in text and _ANCHOR.search(text) and _ALIAS.search(text):
         _check_alias_expansion(text)
     if ("[" in text or "{" in text) and _DEEP_FLOW.search(text):

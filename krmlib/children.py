@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal, Protocol
@@ -39,6 +39,7 @@ from .pkgpath import default_file_name
 __all__ = [
     "Action",
     "ChildChange",
+    "ChildSync",
     "DeleteAnnotation",
     "Deletion",
     "DeletionTimestamp",
@@ -197,26 +198,126 @@ class DeleteAnnotation:
             del annotations[self.key]
 
 
-def _kind_key(obj: KubeObject) -> tuple[str, str]:
-    return obj.api_version, obj.kind
-
-
-def _owned(
-    items: Items, owns: Sequence[tuple[str, str]], ownership: Ownership
-) -> Iterable[tuple[KubeObject, list[OwnerKey]]]:
-    kinds = set(owns)
-    for obj in items:
-        if _kind_key(obj) in kinds:
-            owners = ownership.owners(obj)
-            if owners:
-                yield obj, owners
-
-
 def default_child_path(owner: KubeObject, child: KubeObject) -> str:
     """``<owner's folder>/<lower kind>_<name>.yaml`` (kpt's default file name)."""
     folder = posixpath.dirname(owner.path or "")
     name = default_file_name(child.kind, child.name)
     return posixpath.join(folder, name) if folder else name
+
+
+class ChildSync:
+    """Children of many owners, synced in one pass over the items (no quadratic lookups).
+
+    Index the items once, call :meth:`sync` per owner and :meth:`collect_orphans` once, then
+    :meth:`apply` to insert the new children into ``items`` (after their owner's last child, or
+    after the owner). The desired objects passed to :meth:`sync` are taken over, not copied.
+    """
+
+    def __init__(
+        self,
+        items: Items,
+        *,
+        owns: Sequence[tuple[str, str]],
+        ownership: Ownership,
+        deletion: Deletion,
+        compare: Sequence[str] = ("spec",),
+    ) -> None:
+        self.items = items
+        self.ownership = ownership
+        self.deletion = deletion
+        self.compare = tuple(compare)
+        kinds = set(owns)
+        self._taken: dict[tuple[str, str, str], KubeObject] = {}
+        self._children: dict[OwnerKey, list[KubeObject]] = {}
+        self._owned: list[tuple[KubeObject, list[OwnerKey]]] = []
+        self._position: dict[int, int] = {}
+        for position, obj in enumerate(items):
+            self._position[id(obj)] = position
+            if (obj.api_version, obj.kind) not in kinds:
+                continue
+            self._taken.setdefault((obj.api_version, obj.kind, obj.name), obj)
+            owners = ownership.owners(obj)
+            if owners:
+                self._owned.append((obj, owners))
+                for key in dict.fromkeys(owners):
+                    self._children.setdefault(key, []).append(obj)
+        self._inserts: dict[int, list[KubeObject]] = {}
+
+    def sync(self, owner: KubeObject, desired: Sequence[KubeObject]) -> list[ChildChange]:
+        """Make ``owner``'s children equal to ``desired``; see :func:`sync_children`."""
+        key = OwnerKey.of(owner)
+        current = self._children.get(key, [])
+        by_identity = {(c.api_version, c.kind, c.name): c for c in current}
+        owner_at = self._position.get(id(owner), -1)
+        after = [c for c in current if self._position.get(id(c), -1) > owner_at]
+        anchor = after[-1] if after else owner
+        changes: list[ChildChange] = []
+        wanted: set[tuple[str, str, str]] = set()
+        for want in desired:
+            identity = (want.api_version, want.kind, want.name)
+            wanted.add(identity)
+            have = by_identity.get(identity)
+            if have is None:
+                other = self._taken.get(identity)
+                if other is not None:
+                    changes.append(ChildChange("conflict", other, key))
+                    continue
+                self.ownership.mark(want, owner)
+                if want.path is None:
+                    want.set_path(default_child_path(owner, want))
+                self._inserts.setdefault(id(anchor), []).append(want)
+                self._taken[identity] = want
+                changes.append(ChildChange("create", want, key))
+                continue
+            changes.append(ChildChange(self._update(have, want), have, key))
+        for child in current:
+            if (child.api_version, child.kind, child.name) not in wanted:
+                changes.append(_mark(child, key, self.deletion))
+        return changes
+
+    def _update(self, have: KubeObject, want: KubeObject) -> Action:
+        changed = False
+        if self.deletion.is_marked(have):
+            self.deletion.unmark(have)
+            changed = True
+        for path in self.compare:
+            value = want.get(path)
+            if value is None:
+                changed = have.delete(path) or changed
+            elif have.get(path) != value:
+                changed = have.set(path, value) or changed
+        return "update" if changed else "unchanged"
+
+    def collect_orphans(self, owner_kind: tuple[str, str]) -> list[ChildChange]:
+        """Mark the children whose ``owner_kind`` (apiVersion, kind) owners are all gone."""
+        api_version, kind = owner_kind
+        present = {
+            OwnerKey.of(obj)
+            for obj in self.items
+            if obj.api_version == api_version and obj.kind == kind
+        }
+        changes = []
+        for child, owners in self._owned:
+            relevant = [o for o in owners if (o.api_version, o.kind) == owner_kind]
+            if relevant and not any(o in present for o in relevant):
+                changes.append(_mark(child, relevant[0], self.deletion))
+        return changes
+
+    def apply(self) -> None:
+        """Insert the created children into the items (one pass)."""
+        if not self._inserts:
+            return
+        out: list[KubeObject] = []
+        for obj in self.items:
+            out.append(obj)
+            self._emit(obj, out)
+        self.items.replace_all(out)
+        self._inserts = {}
+
+    def _emit(self, anchor: KubeObject, out: list[KubeObject]) -> None:
+        for child in self._inserts.pop(id(anchor), []):
+            out.append(child)
+            self._emit(child, out)
 
 
 def sync_children(
@@ -233,51 +334,18 @@ def sync_children(
 
     - a desired child with no current counterpart (same apiVersion, kind, name) is marked as
       owned, placed in the owner's folder (unless it has a path) and inserted after the owner's
-      last child (or the owner);
+      last child (or the owner); the desired object itself is inserted, not a copy;
     - a counterpart whose ``compare`` fields equal the desired ones is left alone; otherwise those
       fields are rewritten in place; a counterpart marked for deletion gets its mark removed;
-    - a current child that is not desired is marked for deletion (once).
+    - a current child that is not desired is marked for deletion (once);
+    - a desired name already taken by an item the owner does not own is a ``conflict``.
 
     Returns one change per desired child (in order), then one per child marked for deletion.
+    For many owners, use one :class:`ChildSync` (this indexes the items on every call).
     """
-    key = OwnerKey.of(owner)
-    current = [child for child, owners in _owned(items, owns, ownership) if key in owners]
-    by_identity = {(c.api_version, c.kind, c.name): c for c in current}
-    anchor = current[-1] if current and items.index(current[-1]) > items.index(owner) else owner
-    changes: list[ChildChange] = []
-    wanted: set[tuple[str, str, str]] = set()
-    for want in desired:
-        identity = (want.api_version, want.kind, want.name)
-        wanted.add(identity)
-        have = by_identity.get(identity)
-        if have is None:
-            other = items.find(want.api_version, want.kind, want.name)
-            if other is not None:
-                changes.append(ChildChange("conflict", other, key))
-                continue
-            child = want.copy()
-            ownership.mark(child, owner)
-            if child.path is None:
-                child.set_path(default_child_path(owner, child))
-            items.append(child, after=anchor)
-            anchor = child
-            changes.append(ChildChange("create", child, key))
-            continue
-        changed = False
-        if deletion.is_marked(have):
-            deletion.unmark(have)
-            changed = True
-        for path in compare:
-            value = want.get(path)
-            if value is None:
-                changed = have.delete(path) or changed
-            elif have.get(path) != value:
-                changed = have.set(path, value) or changed
-        changes.append(ChildChange("update" if changed else "unchanged", have, key))
-    for child in current:
-        if (child.api_version, child.kind, child.name) in wanted:
-            continue
-        changes.append(_mark(child, key, deletion))
+    sync = ChildSync(items, owns=owns, ownership=ownership, deletion=deletion, compare=compare)
+    changes = sync.sync(owner, desired)
+    sync.apply()
     return changes
 
 
@@ -301,13 +369,5 @@ def collect_orphans(
     ``owner_kind`` is (apiVersion, kind). A child with several owners is an orphan only when all
     of its owners of that kind are gone.
     """
-    api_version, kind = owner_kind
-    present = {
-        OwnerKey.of(obj) for obj in items if obj.api_version == api_version and obj.kind == kind
-    }
-    changes = []
-    for child, owners in _owned(items, owns, ownership):
-        relevant = [o for o in owners if (o.api_version, o.kind) == owner_kind]
-        if relevant and not any(o in present for o in relevant):
-            changes.append(_mark(child, relevant[0], deletion))
-    return changes
+    sync = ChildSync(items, owns=owns, ownership=ownership, deletion=deletion)
+    return sync.collect_orphans(owner_kind)

@@ -82,11 +82,15 @@ class FunctionConfig(BaseModel):
             return cls.model_validate(spec)
         except ValidationError as exc:
             field, message = validation_errors(exc)[0]
-            raise ConfigError(
-                f"invalid config: {origin.get(field, 'data.' + field)}: {message}",
-                obj=obj,
-                field=origin.get(field, f"data.{field}"),
-            ) from None
+            where = next(
+                (
+                    key
+                    for path, key in origin.items()
+                    if field == path or field.startswith(path + "[")
+                ),
+                f"data.{field}",
+            )
+            raise ConfigError(f"invalid config: {where}: {message}", obj=obj, field=where) from None
 
 
 def _kebab(name: str) -> str:

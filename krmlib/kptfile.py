@@ -90,8 +90,12 @@ def remove_condition(kptfile: KubeObject, type_: str) -> bool:
     return False
 
 
-def get_readiness_gates(kptfile: KubeObject) -> list[str]:
-    raw = kptfile.get("info.readinessGates", [])
+GATES = "info.readinessGates"
+
+
+def get_readiness_gates(kptfile: KubeObject, path: str = GATES) -> list[str]:
+    """Condition types of the gates at ``path`` (on a PackageRevision: spec.readinessGates)."""
+    raw = kptfile.get(path, [])
     if not isinstance(raw, list):
         return []
     return [
@@ -99,11 +103,11 @@ def get_readiness_gates(kptfile: KubeObject) -> list[str]:
     ]
 
 
-def add_readiness_gate(kptfile: KubeObject, condition_type: str) -> bool:
-    """Add ``info.readinessGates[] {conditionType}`` unless present; True if added."""
-    gates = get_readiness_gates(kptfile)
+def add_readiness_gate(kptfile: KubeObject, condition_type: str, path: str = GATES) -> bool:
+    """Add ``{conditionType}`` to the gates at ``path`` unless present; True if added."""
+    gates = get_readiness_gates(kptfile, path)
     if condition_type in gates:
         return False
-    raw = kptfile.get("info.readinessGates", [])
+    raw = kptfile.get(path, [])
     index = len(raw) if isinstance(raw, list) else 0
-    return kptfile.set(f"info.readinessGates[{index}]", {"conditionType": condition_type})
+    return kptfile.set(f"{path}[{index}]", {"conditionType": condition_type})

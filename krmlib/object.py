@@ -32,7 +32,16 @@ class KubeObject:
     and come out as plain Python (dict, list, str, int, float, bool, None).
     """
 
-    __slots__ = ("_dirty", "_header", "_node", "_plain", "_spliced", "_src", "_src_form")
+    __slots__ = (
+        "_dirty",
+        "_header",
+        "_node",
+        "_plain",
+        "_spliced",
+        "_src",
+        "_src_form",
+        "input_line",
+    )
 
     def __init__(self, *, src: str | None = None, form: Form = "doc", node: Any = None) -> None:
         self._src = src
@@ -41,6 +50,7 @@ class KubeObject:
         self._plain: Any = None
         self._dirty = src is None
         self._spliced = False
+        self.input_line = 0  # where the item starts in the input text (0: unknown)
         self._header: tuple[str, str, str, str] | None = None
 
     # --- construction ---------------------------------------------------------------------

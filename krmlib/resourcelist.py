@@ -8,13 +8,14 @@ nothing changed it. Anything irregular falls back to a full round-trip parse.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from . import _yaml
 from .collection import Items
-from .errors import InputError
+from .errors import InputError, KrmError
 from .object import KubeObject, doc_to_item
 from .results import Results
 
@@ -49,12 +50,16 @@ class ResourceList:
         rl = fast if fast is not None else _parse_full(text)
         for index, obj in enumerate(rl.items):
             _check_item(obj, index)
+        if "/path:" in text:
+            _check_paths(rl, text)
         return rl
 
     # --- writing ----------------------------------------------------------------------------
 
     def to_yaml(self, with_results: bool = True) -> str:
-        """One YAML document: the ResourceList (items in their order, then results)."""
+        """One YAML document: the ResourceList (items in their order, then results).
+
+        ``with_results=False`` leaves out every result, earlier functions' included."""
         out = [f"apiVersion: {self.api_version}\n", f"kind: {RL_KIND}\n"]
         if len(self.items):
             out.append("items:\n")
@@ -68,9 +73,10 @@ class ResourceList:
         for _key, section in self._extra:
             out.append(section)
         results = self.results.sorted() if with_results else []
-        if results or self._input_results:
+        earlier = self._input_results if with_results else ""
+        if results or earlier:
             out.append("results:\n")
-            out.append(self._input_results)
+            out.append(earlier)
             out.extend(doc_to_item(_yaml.dump_rt(_yaml.to_node(r.to_dict()))) for r in results)
         return "".join(out)
 
@@ -101,6 +107,7 @@ def _split(text: str) -> ResourceList | None:
     if text and not text.endswith("\n"):
         text += "\n"
     sections: list[tuple[str, str, str]] = []  # (key, inline value, body text)
+    body_lines: dict[str, int] = {}  # key -> line number of the body's first line
     matches = list(_SECTION.finditer(text))
     if not matches or matches[0].start() != 0:
         return None
@@ -110,6 +117,8 @@ def _split(text: str) -> ResourceList | None:
             return None  # comments at column 0, document markers, flow style: full parse
         end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
         sections.append((top.group(1), top.group(2).strip(), text[match.end() + 1 : end]))
+        if top.group(1) == "items":
+            body_lines["items"] = text.count("\n", 0, match.end()) + 2
     keys = [key for key, _, _ in sections]
     if len(set(keys)) != len(keys):
         return None
@@ -131,7 +140,7 @@ def _split(text: str) -> ResourceList | None:
             has_items = True
             if value == "[]" and not body.strip():
                 continue
-            if value or not _split_items(body, rl):
+            if value or not _split_items(body, rl, body_lines["items"]):
                 return None
         elif key == "functionConfig":
             if value and value != "{}":
@@ -153,7 +162,7 @@ def _split(text: str) -> ResourceList | None:
     return rl
 
 
-def _split_items(body: str, rl: ResourceList) -> bool:
+def _split_items(body: str, rl: ResourceList, first_line: int) -> bool:
     """Cut the items section at its column-0 ``- `` entries; False if it is not that layout."""
     if not body.strip():
         return True
@@ -163,11 +172,15 @@ def _split_items(body: str, rl: ResourceList) -> bool:
         return False  # an alias may point into another item: parse the whole list
     starts = [match.start() for match in _ITEM_START.finditer(body)]
     starts.append(len(body))
-    for begin, end in zip(starts, starts[1:], strict=False):
+    line = first_line + body.count("\n", 0, starts[0])
+    for begin, end in itertools.pairwise(starts):
         chunk = body[begin:end]
         if chunk.startswith("-\n") or chunk == "-":
             return False
-        rl.items.append(KubeObject(src=chunk, form="item"))
+        obj = KubeObject(src=chunk, form="item")
+        obj.input_line = line
+        line += chunk.count("\n")
+        rl.items.append(obj)
     return True
 
 
@@ -198,6 +211,10 @@ def _parse_full(text: str) -> ResourceList:
         if isinstance(results, list) and results:
             rl._input_results = doc_to_item_list(results)
         return rl
+    if not docs:
+        raise InputError("empty input: expected a ResourceList, a List or YAML objects")
+    if any(isinstance(doc, dict) and doc.get("kind") == RL_KIND for doc in docs):
+        raise InputError("a ResourceList must be the only YAML document of the input")
     rl = ResourceList(form="stream")
     for index, doc in enumerate(docs):
         rl.items.append(_node_object(doc, f"document {index + 1}"))
@@ -209,12 +226,49 @@ def _check_item(obj: KubeObject, index: int) -> None:
     try:
         head = (obj.api_version, obj.kind, obj.name)
     except InputError as exc:
-        raise InputError(
-            f"items[{index}]: {exc.message}", line=exc.line, column=exc.column
-        ) from None
+        line = exc.line
+        if line is not None and obj.input_line:
+            line += obj.input_line - 1
+        column = exc.column
+        if column is not None and obj.input_line:
+            column += 2  # the item's lines are indented under "- "
+        raise InputError(f"items[{index}]: {exc.message}", line=line, column=column) from None
     for value, path in zip(head, ("apiVersion", "kind", "metadata.name"), strict=True):
         if not value:
             raise InputError(f"items[{index}] has no {path}", field=path)
+    if _BAD_NAME.search(obj.name) or obj.name in (".", "..") or len(obj.name) > 253:
+        raise InputError(
+            f"items[{index}] ({obj.kind}): metadata.name {obj.name!r} can never be a valid "
+            "Kubernetes name (no '/', '%', whitespace or control characters; at most 253)",
+            obj=obj,
+            field="metadata.name",
+        )
+
+
+_BAD_NAME = re.compile(r"[/%\s\x00-\x1f\x7f]")
+_PATH_ANNOTATION = re.compile(
+    r"^\s*(?:internal\.)?config\.kubernetes\.io/path:\s*['\"]?([^'\"\n]*)", re.M
+)
+
+
+def _check_paths(rl: ResourceList, text: str) -> None:
+    """Path annotations must stay inside the package (kpt writes files there)."""
+    from .pkgpath import check_relative_path
+
+    for match in _PATH_ANNOTATION.finditer(text):
+        path = match.group(1).strip()
+        if path.startswith("/") or ".." in path.split("/"):
+            owner = next((o for o in rl.items if path in (o.path or "")), None)
+            line = text.count("\n", 0, match.start()) + 1
+            try:
+                check_relative_path(path, obj=owner)
+            except KrmError as exc:
+                raise InputError(
+                    f"{exc.message}: a function must not make kpt write outside the package",
+                    obj=owner,
+                    field='metadata.annotations["config.kubernetes.io/path"]',
+                    line=line,
+                ) from None
 
 
 def _node_object(node: Any, where: str) -> KubeObject:

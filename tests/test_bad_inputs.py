@@ -1,0 +1,87 @@
+"""The bad and hostile input corpus (testdata/bad/) against all five functions.
+
+Every input must end in exit 1 with an error result naming the problem, nothing but a
+ResourceList on stdout, no traceback, bounded time and memory, and no files written. Inputs too
+big to keep as files are generated here. The number of runs is reported at the end of the session.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+BAD = ROOT / "testdata" / "bad"
+BIN = Path(sys.executable).parent
+FUNCTIONS = ["interface-expander", "preparer", "merger", "topology-to-pvs", "applyset-labeler"]
+MEMORY_LIMIT = 3 * 1024**3
+TIME_LIMIT = 120.0
+HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+ITEM = "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: x\n"
+
+
+
+def _generated() -> dict[str, tuple[Callable[[], bytes], str | None]]:
+    deep_block = "".join("  " * level + "a:\n" for level in range(600)) + "  " * 600 + "b: 1\n"
+    return {
+        "deep-flow": ((HEAD + ITEM + "  spec: " + "[" * 10000 + "]" * 10000 + "\n").encode, "too deep"),
+        "deep-block": ((HEAD + ITEM + "  spec:\n" + "".join("    " + line + "\n" for line in deep_block.splitlines())).encode, "too deep"),
+        "deep-sequence": ((HEAD + ITEM + "  spec: " + "- " * 10000 + "x\n").encode, "too deep"),
+        "huge-scalar": ((HEAD + ITEM + '  data:\n    big: "' + "x" * (100 * 1024 * 1024) + '"\n').encode, None),
+    }
+
+
+def _file_cases() -> dict[str, str]:
+    return {str(k): str(v) for k, v in yaml.safe_load((BAD / "cases.yaml").read_text()).items()}
+
+
+CASES = sorted(_file_cases()) + sorted(_generated())
+
+
+def _limits() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def _input(case: str) -> tuple[bytes, str | None]:
+    files = _file_cases()
+    if case in files:
+        return (BAD / case).read_bytes(), files[case]
+    make, needle = _generated()[case]
+    return make(), needle
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+@pytest.mark.parametrize("case", CASES)
+def test_bad_input(case: str, function: str, tmp_path: Path) -> None:
+    data, needle = _input(case)
+    started = time.monotonic()
+    done = subprocess.run(
+        [str(BIN / f"krmfn-{function}")],
+        input=data,
+        capture_output=True,
+        cwd=tmp_path,
+        preexec_fn=_limits,
+        timeout=TIME_LIMIT,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+    elapsed = time.monotonic() - started
+    stderr = done.stderr.decode(errors="replace")
+    assert "Traceback" not in stderr, stderr
+    assert list(tmp_path.iterdir()) == [], "a function wrote files"
+    assert elapsed < TIME_LIMIT
+    out = yaml.safe_load(done.stdout)  # one document: safe_load refuses a second one
+    assert isinstance(out, dict) and out.get("kind") == "ResourceList", done.stdout[:500]
+    if needle is None:  # a bounded run is enough; an error must still be a clean one
+        assert done.returncode in (0, 1)
+        return
+    assert done.returncode == 1, f"exit {done.returncode}"
+    errors = [r for r in out.get("results") or [] if r.get("severity") == "error"]
+    assert any(needle in r.get("message", "") for r in errors), out.get("results")
