@@ -64,6 +64,7 @@ REFERENCES = {
 }
 DEFAULT_REFERENCES = ("noop", "read-interfaces")
 EVAL_SUFFIX = " (kpt fn eval)"
+TIMED_OUT = -9
 
 
 @dataclass
@@ -84,6 +85,10 @@ class Row:
     @property
     def ok(self) -> bool:
         return bool(self.samples) and all(s.returncode == 0 for s in self.samples)
+
+    @property
+    def timed_out(self) -> bool:
+        return any(s.returncode == TIMED_OUT for s in self.samples)
 
     @property
     def seconds(self) -> float:
@@ -190,7 +195,7 @@ def measure(
             lines = rss.read().split()
             peak = int(lines[-1]) * 1024 if lines and lines[-1].isdigit() else 0
     if seconds >= timeout:
-        return Sample(seconds, peak, -9, f"timed out after {timeout:.0f} s")
+        return Sample(seconds, peak, TIMED_OUT, f"timed out after {timeout:.0f} s")
     return Sample(seconds, peak, proc.returncode, text)
 
 
@@ -303,13 +308,13 @@ def predicted_too_slow(report: Report, size: int, what: str, timeout: float) -> 
     """Why not to run ``what`` at ``size``: it timed out, or would, at the last size below; or,
     under kpt, the function alone timed out at this size."""
     alone = report.find(size, what.removesuffix(EVAL_SUFFIX))
-    if what.endswith(EVAL_SUFFIX) and alone and any(s.returncode == -9 for s in alone.samples):
+    if what.endswith(EVAL_SUFFIX) and alone and alone.timed_out:
         return "skipped: the function alone timed out"
     smaller = [r for r in report.rows if r.what == what and r.size < size and r.samples]
     if not smaller:
         return ""
     last = max(smaller, key=lambda r: r.size)
-    if any(s.returncode == -9 for s in last.samples):
+    if last.timed_out:
         return f"skipped: timed out at {last.size:,}"
     predicted = last.seconds * size / last.size
     if last.ok and predicted > timeout:
@@ -456,8 +461,14 @@ def table(report: Report) -> list[str]:
             lines.append(f"| {row.size:,} | {row.what} | | | | | {row.note} |")
             continue
         ratio = row.seconds / base.seconds if base and base.ok else float("nan")
-        memory = row.peak_mb / rl_mb
         note = row.note or ("" if row.ok else "failed")
+        if row.timed_out:  # killed: the time is a lower bound and the memory unknown
+            lines.append(
+                f"| {row.size:,} | {row.what} | > {row.seconds:.0f} | "
+                f"| > {fmt_ratio(ratio)} | | {note} |"
+            )
+            continue
+        memory = row.peak_mb / rl_mb
         lines.append(
             f"| {row.size:,} | {row.what} | {row.seconds:.3f} | {row.peak_mb:.0f} "
             f"| {fmt_ratio(ratio)} | {fmt_ratio(memory)} | {note} |"

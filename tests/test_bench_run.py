@@ -89,6 +89,7 @@ def test_render_reports_targets() -> None:
         report.rows.append(run.Row(size, "kpt fn source", [run.Sample(base, 100_000_000, 0)]))
         report.rows.append(run.Row(size, "merger", [run.Sample(took, int(peak), 0)]))
     report.startups = [run.Startup("merger", 0.3, 150.0, 90.0)]
+    report.rows.append(run.Row(10000, "hung", [run.Sample(900.0, 0, run.TIMED_OUT, "timed out")]))
     text = run.render(report, args)
     assert "| 10,000 | merger | 2.000 | 40 | 0.67x | 8.00x |" in text
     assert "time at 10k ≤ 1.0x kpt fn source: PASS (0.67x)" in text
@@ -96,6 +97,7 @@ def test_render_reports_targets() -> None:
     assert "start-up ≤ 100 ms over cat: FAIL (150 ms)" in text
     assert "time(50k)/time(10k) ≤ 5.5: FAIL (6.00)" in text
     assert "**preparer**: not built" in text
+    assert "| 10,000 | hung | > 900 | | > 300.00x | |" in text
 
 
 def test_skip_predicted_too_slow() -> None:
