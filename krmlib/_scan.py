@@ -27,9 +27,10 @@ def clean_scalar(raw: str) -> str | None:
 
 
 # One pass per item: top-level keys (and their values), and metadata's direct name/namespace.
+# Anchored on a newline (a literal: much faster than ``^`` with re.M on big items).
 _HEAD = {
-    True: re.compile(r"^(?:- |  )(?:([A-Za-z_][\w.-]*):(.*)|  (name|namespace):(.*))$", re.M),
-    False: re.compile(r"^(?:([A-Za-z_][\w.-]*):(.*)|  (name|namespace):(.*))$", re.M),
+    True: re.compile(r"\n(?:- |  )(?:([A-Za-z_][\w.-]*):([^\n]*)|  (name|namespace):([^\n]*))"),
+    False: re.compile(r"\n(?:([A-Za-z_][\w.-]*):([^\n]*)|  (name|namespace):([^\n]*))"),
 }
 
 
@@ -42,7 +43,7 @@ def scan_header(text: str, item_form: bool) -> tuple[str, str, str, str] | None:
     top: dict[str, str] = {}
     meta: dict[str, str] = {}
     current = ""
-    for match in _HEAD[item_form].finditer(text):
+    for match in _HEAD[item_form].finditer("\n" + text):
         key, value, meta_key, meta_value = match.groups()
         if key is not None:
             if key in top:

@@ -134,8 +134,6 @@ class _FastLoader(CParser, _Constructor, _Resolver12):
         _Resolver12.__init__(self)
 
 
-_ALIAS = re.compile(r"(?:^|[\s\[{,:-])\*[^\s\[\]{},]+", re.M)
-_ANCHOR = re.compile(r"(?:^|[\s\[{,:-])&[^\s\[\]{},]+", re.M)
 _DEEP_FLOW = re.compile(r"(?:[\[{]\s*){64}")
 
 
@@ -156,15 +154,15 @@ def check_bounds(text: str) -> None:
         raise InputError(
             f"control character {control.group(0)!r} is not allowed in YAML", line=line
         )
-    match = _PYTHON_TAG.search(text)
+    match = _PYTHON_TAG.search(text) if "python/" in text else None
     if match:
         line = text.count("\n", 0, match.start()) + 1
         raise InputError(f"constructor tag {match.group(0)!r} is not allowed", line=line)
-    if _DEEP_SEQ.search(text):
+    if "- - - - " in text and _DEEP_SEQ.search(text):
         raise InputError("YAML nesting too deep (more than 100 nested sequences on one line)")
-    if "&" in text and "*" in text and _ANCHOR.search(text) and _ALIAS.search(text):
+    if _has_token(text, "&") and _has_token(text, "*"):
         _check_alias_expansion(text)
-    if ("[" in text or "{" in text) and _DEEP_FLOW.search(text):
+    if text.count("[") + text.count("{") > 64 and _DEEP_FLOW.search(text):
         depth = _flow_depth(text)
         if depth > MAX_DEPTH:
             raise InputError(f"YAML nesting too deep ({depth} levels, at most {MAX_DEPTH})")
@@ -217,12 +215,32 @@ def _flow_depth(text: str) -> int:
     return best
 
 
-_INDENT = re.compile(r"^( {" + str(2 * MAX_DEPTH + 1) + r",})\S", re.M)
+_DEEP_INDENT = "\n" + " " * (2 * MAX_DEPTH + 1)
 
 
 def _max_indent(text: str) -> int:
-    match = _INDENT.search(text)
-    return len(match.group(1)) if match else 0
+    """Over 2 * MAX_DEPTH when some line is indented that deep (only the fact matters)."""
+    return 2 * MAX_DEPTH + 1 if _DEEP_INDENT in text else 0
+
+
+_TOKEN_BEFORE = frozenset(" \t\n[{,:-")
+
+
+def has_token(text: str, sign: str) -> bool:
+    """True if ``sign`` starts an anchor/alias token somewhere (after a space, ``[``, ``-``...)."""
+    at = text.find(sign)
+    while at != -1:
+        if (at == 0 or text[at - 1] in _TOKEN_BEFORE) and text[at + 1 : at + 2] not in (
+            "",
+            " ",
+            "\n",
+        ):
+            return True
+        at = text.find(sign, at + 1)
+    return False
+
+
+_has_token = has_token
 
 
 def load_plain(text: str) -> Any:

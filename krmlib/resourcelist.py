@@ -89,36 +89,36 @@ def _indent(text: str) -> str:
     return "".join("  " + line if line.strip() else "\n" for line in text.splitlines(keepends=True))
 
 
-_TOP_KEY = re.compile(r"^([A-Za-z][A-Za-z0-9_]*):(.*)$")
+_TOP_KEY = re.compile(r"([A-Za-z][A-Za-z0-9_]*):(.*)")
 
 
-_SECTION = re.compile(r"^(?![ \n-]).+$", re.M)  # column-0 lines other than list entries
-_ODD_DASH = re.compile(r"^-(?![ \n]|$)", re.M)  # "---", "-x": not kpt's layout
-_ITEM_START = re.compile(r"^-(?: |$)", re.M)
-_ALIAS = re.compile(r"(?:^|[\s\[{,:-])\*[^\s\[\]{},]", re.M)
+_SECTION = re.compile(r"\n(?=[^ \n-])")  # before column-0 lines other than list entries
+_ODD_DASH = re.compile(r"\n-(?![ \n])")  # "---", "-x" at column 0: not kpt's layout
+_ITEM_START = re.compile(r"\n-(?: |\n)")
 
 
 def _split(text: str) -> ResourceList | None:
     """The fast path: split kpt's regular ResourceList layout; None if the text is irregular."""
     if text.startswith("---\n"):
         text = text[4:]
-    if _ODD_DASH.search(text):
+    if _ODD_DASH.search(text) or (text.startswith("-") and not text.startswith(("- ", "-\n"))):
         return None
     if text and not text.endswith("\n"):
         text += "\n"
     sections: list[tuple[str, str, str]] = []  # (key, inline value, body text)
     body_lines: dict[str, int] = {}  # key -> line number of the body's first line
-    matches = list(_SECTION.finditer(text))
-    if not matches or matches[0].start() != 0:
+    if not text or text[0] in " \n-":
         return None
-    for index, match in enumerate(matches):
-        top = _TOP_KEY.match(match.group(0))
+    starts = [0] + [match.start() + 1 for match in _SECTION.finditer(text)]
+    for index, start in enumerate(starts):
+        line_end = text.find("\n", start)
+        top = _TOP_KEY.fullmatch(text, start, line_end)
         if top is None:
             return None  # comments at column 0, document markers, flow style: full parse
-        end = matches[index + 1].start() if index + 1 < len(matches) else len(text)
-        sections.append((top.group(1), top.group(2).strip(), text[match.end() + 1 : end]))
+        end = starts[index + 1] if index + 1 < len(starts) else len(text)
+        sections.append((top.group(1), top.group(2).strip(), text[line_end + 1 : end]))
         if top.group(1) == "items":
-            body_lines["items"] = text.count("\n", 0, match.end()) + 2
+            body_lines["items"] = text.count("\n", 0, line_end) + 2
     keys = [key for key, _, _ in sections]
     if len(set(keys)) != len(keys):
         return None
@@ -168,9 +168,10 @@ def _split_items(body: str, rl: ResourceList, first_line: int) -> bool:
         return True
     if not body.lstrip("\n").startswith("-"):
         return False  # indented entries or stray content: full parse
-    if "*" in body and _ALIAS.search(body):
+    if _yaml.has_token(body, "*"):
         return False  # an alias may point into another item: parse the whole list
-    starts = [match.start() for match in _ITEM_START.finditer(body)]
+    starts = [0] if body.startswith("-") else []
+    starts += [match.start() + 1 for match in _ITEM_START.finditer(body)]
     starts.append(len(body))
     line = first_line + body.count("\n", 0, starts[0])
     for begin, end in itertools.pairwise(starts):
@@ -246,9 +247,7 @@ def _check_item(obj: KubeObject, index: int) -> None:
 
 
 _BAD_NAME = re.compile(r"[/%\s\x00-\x1f\x7f]")
-_PATH_ANNOTATION = re.compile(
-    r"^\s*(?:internal\.)?config\.kubernetes\.io/path:\s*['\"]?([^'\"\n]*)", re.M
-)
+_PATH_ANNOTATION = re.compile(r"config\.kubernetes\.io/path:[ \t]*['\"]?([^'\"\n]*)")
 
 
 def _check_paths(rl: ResourceList, text: str) -> None:
