@@ -52,7 +52,13 @@ if (($#)); then
 else
   shopt -s nullglob
   for d in examples/*/; do
-    [[ -f "$d/Kptfile" ]] && packages+=("${d%/}")
+    [[ -f "$d/Kptfile" ]] || continue
+    # An example that needs the host (exec plugins, a catalog folder) says why in this file.
+    if [[ -f "$d/EXEC-ONLY" ]]; then
+      log "skipping ${d%/} in image mode: $(head -n 1 "$d/EXEC-ONLY")"
+      continue
+    fi
+    packages+=("${d%/}")
   done
   shopt -u nullglob
 fi
