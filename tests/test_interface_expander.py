@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from krmfn.interface_expander import Config, process  # noqa: TID251 (ban meant for krmlib)
-from krmfn.interface_expander.naming import (  # noqa: TID251
+from krmfn.interface_expander import Config, process
+from krmfn.interface_expander.naming import (
     child_name,
     design_condition_type,
     spec_hash,

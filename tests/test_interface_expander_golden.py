@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from krmfn.interface_expander import Config, process  # noqa: TID251 (ban meant for krmlib)
+from krmfn.interface_expander import Config, process
 
 import krmlib.testing
 from krmlib import ResourceList

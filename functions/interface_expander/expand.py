@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-from krmlib import (
-    Condition,
-    KrmError,
-    KubeObject,
-    ResourceList,
-    get_condition,
-    get_conditions,
-    is_kind,
-    remove_condition,
-    set_condition,
-)
-from krmlib.children import ChildChange, collect_orphans, sync_children
+from krmlib import Condition, KrmError, KubeObject, ResourceList, is_kind
+from krmlib.children import ChildChange, ChildSync
 
+from .conditions import Conditions
 from .config import Config
 from .dialects import DIALECTS, Dialect
 from .inputs import (
@@ -26,32 +17,6 @@ from .inputs import (
 )
 
 PENDING = ("create", "update", "delete", "pending-delete")
-
-
-class Conditions:
-    """The Kptfile's conditions; every call is a no-op when the package has no Kptfile."""
-
-    def __init__(self, kptfile: KubeObject | None) -> None:
-        self.kptfile = kptfile
-
-    def status(self, type_: str) -> str | None:
-        if self.kptfile is None:
-            return None
-        found = get_condition(self.kptfile, type_)
-        return found.status if found is not None else None
-
-    def set(self, condition: Condition) -> None:
-        if self.kptfile is not None:
-            set_condition(self.kptfile, condition)
-
-    def ensure(self, condition: Condition) -> None:
-        """Add the condition only when the Kptfile has none of that type."""
-        if self.kptfile is not None and self.status(condition.type) is None:
-            set_condition(self.kptfile, condition)
-
-    def remove(self, type_: str) -> None:
-        if self.kptfile is not None:
-            remove_condition(self.kptfile, type_)
 
 
 def process(rl: ResourceList, config: Config) -> None:
@@ -66,22 +31,29 @@ def process(rl: ResourceList, config: Config) -> None:
     found = find_cluster(list(rl.items), rl.results, api_version, kind)
     cluster = dialect.read_cluster(found) if found is not None else None
     interfaces = list(rl.items.where(is_kind(INTERFACE_KIND, INTERFACE_API_VERSION)))
+    sync = ChildSync(
+        rl.items, owns=dialect.owns, ownership=dialect.ownership, deletion=dialect.deletion
+    )
+    created: dict[str, int] = {}
     for obj in interfaces:
         try:
-            expand_interface(rl, obj, dialect, cluster, config, conditions)
+            changes = expand_interface(rl, obj, dialect, cluster, config, conditions, sync)
         except KrmError as exc:
             rl.results.from_error(exc)
-    orphans = collect_orphans(
-        rl.items,
-        (INTERFACE_API_VERSION, INTERFACE_KIND),
-        owns=dialect.owns,
-        ownership=dialect.ownership,
-        deletion=dialect.deletion,
-    )
+            continue
+        for change in changes:
+            if change.action == "create":
+                created[change.child.kind] = created.get(change.child.kind, 0) + 1
+    if created:
+        counts = ", ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in created.items())
+        rl.results.info(f'created {counts} (each with a "False" condition in the Kptfile)')
+    orphans = sync.collect_orphans((INTERFACE_API_VERSION, INTERFACE_KIND))
+    sync.apply()
     for change in orphans:
         why = f"its Interface {change.owner.name} is gone"
         record_child(rl, dialect, conditions, change, why, replaces=[])
     forget_gone_interfaces(dialect, conditions, {obj.name for obj in interfaces})
+    conditions.flush()
 
 
 def expand_interface(
@@ -91,7 +63,8 @@ def expand_interface(
     cluster: Cluster | None,
     config: Config,
     conditions: Conditions,
-) -> None:
+    sync: ChildSync,
+) -> list[ChildChange]:
     """Sync one Interface's children and conditions; KrmError leaves its children untouched."""
     req = read_interface(obj, rl.results)
     desired: list[KubeObject] = []
@@ -117,14 +90,7 @@ def expand_interface(
             )
         desired = dialect.children(obj, req, cluster, config)
         why = f"no longer needed by Interface {req.name}"
-    changes = sync_children(
-        rl.items,
-        obj,
-        desired,
-        owns=dialect.owns,
-        ownership=dialect.ownership,
-        deletion=dialect.deletion,
-    )
+    changes = sync.sync(obj, desired)
     for change in changes:
         if change.action == "conflict":
             rl.results.error(
@@ -158,6 +124,7 @@ def expand_interface(
         )
     elif not req.needs_nad and conditions.status(nad_type) == "False":
         conditions.remove(nad_type)
+    return changes
 
 
 def check_cni(
@@ -182,9 +149,7 @@ def record_child(
 ) -> None:
     """The child's condition: "False" when it changed; added if missing; else left alone."""
     child = change.child
-    if change.action == "create":
-        rl.results.info(f"created for Interface {change.owner.name}", child)
-    elif change.action == "update":
+    if change.action == "update":
         rl.results.info(f"updated for Interface {change.owner.name}", child)
     elif change.action == "delete":
         rl.results.info(f"marked for deletion: {why}", child)
@@ -204,12 +169,10 @@ def record_child(
 
 def forget_gone_interfaces(dialect: Dialect, conditions: Conditions, present: set[str]) -> None:
     """Drop the conditions of Interfaces that left the package (a fulfilled NAD one stays)."""
-    if conditions.kptfile is None:
-        return
     keep = {dialect.interface_type(n) for n in present} | {dialect.nad_type(n) for n in present}
-    for condition in get_conditions(conditions.kptfile):
-        if condition.type in keep or not dialect.is_interface_condition(condition.type):
+    for type_ in conditions.types():
+        if type_ in keep or not dialect.is_interface_condition(type_):
             continue
-        if dialect.is_nad_condition(condition.type) and condition.status == "True":
+        if dialect.is_nad_condition(type_) and conditions.status(type_) == "True":
             continue
-        conditions.remove(condition.type)
+        conditions.remove(type_)
