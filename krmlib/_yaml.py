@@ -13,17 +13,11 @@ Nothing outside krmlib sees a ruamel or PyYAML type: values leave through :func:
 from __future__ import annotations
 
 import datetime
-import io
 import re
 from collections.abc import Iterator
 from typing import Any
 
 import yaml
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.constructor import RoundTripConstructor
-from ruamel.yaml.representer import RoundTripRepresenter
-from ruamel.yaml.scalarstring import DoubleQuotedScalarString, PlainScalarString
 from yaml.cyaml import CParser  # type: ignore[attr-defined]
 
 from .errors import InputError
@@ -267,29 +261,6 @@ def _marked_error(exc: yaml.MarkedYAMLError) -> InputError:
     return InputError(f"invalid YAML: {problem}", line=mark.line + 1, column=mark.column + 1)
 
 
-# --- round trip (ruamel) ------------------------------------------------------------------------
-
-
-def _represent_str(representer: RoundTripRepresenter, data: str) -> Any:
-    style = '"' if needs_quotes(data) else None
-    if "\n" in data and style is None:
-        style = "|"
-    return representer.represent_scalar("tag:yaml.org,2002:str", data, style=style)
-
-
-class _Representer(RoundTripRepresenter):
-    def represent_key(self, data: Any) -> Any:
-        # Keys stay as the user wrote them; only a key YAML 1.2 would read as another type
-        # (``true``, ``1``, ``null``) is quoted.
-        if type(data) is str:
-            style = '"' if _AMBIGUOUS_12.match(data) else None
-            return self.represent_scalar("tag:yaml.org,2002:str", data, style=style)
-        return super().represent_key(data)
-
-
-_Representer.add_representer(str, _represent_str)
-
-
 class StyledBool(int):
     """A boolean as written (``True``, ``TRUE``): emitted as its original text."""
 
@@ -319,107 +290,48 @@ class StyledNull:
         return hash(None)
 
 
-class _Constructor12(RoundTripConstructor):
-    def construct_yaml_sbool(self, node: Any) -> Any:
-        value = super().construct_yaml_sbool(node)
-        if node.value in ("true", "false") or not isinstance(value, bool):
-            return value
-        return StyledBool(value, node.value)
-
-    def construct_yaml_str(self, node: Any) -> Any:
-        # Plain strings remember they were plain, so that re-emitting never adds quotes to a
-        # value the user wrote bare (``name: n``), while new strings get quoted when ambiguous.
-        value = super().construct_yaml_str(node)
-        if type(value) is str and node.style is None:
-            return PlainScalarString(value, anchor=node.anchor)
-        return value
-
-    def construct_yaml_null(self, node: Any) -> Any:
-        if node.value in ("null", ""):
-            return None
-        return StyledNull(node.value)
-
-
-_Constructor12.add_constructor("tag:yaml.org,2002:bool", _Constructor12.construct_yaml_sbool)
-_Constructor12.add_constructor("tag:yaml.org,2002:null", _Constructor12.construct_yaml_null)
-_Constructor12.add_constructor("tag:yaml.org,2002:str", _Constructor12.construct_yaml_str)
-
-
-def _represent_styled(representer: RoundTripRepresenter, data: Any) -> Any:
-    tag = "tag:yaml.org,2002:bool" if isinstance(data, StyledBool) else "tag:yaml.org,2002:null"
-    return representer.represent_scalar(tag, data.text)
-
-
-_Representer.add_representer(StyledBool, _represent_styled)
-_Representer.add_representer(StyledNull, _represent_styled)
-
-
-def _make_yaml() -> YAML:
-    engine = YAML(typ="rt")
-    engine.Constructor = _Constructor12
-    engine.Representer = _Representer
-    engine.preserve_quotes = True
-    engine.width = 1_000_000
-    engine.allow_unicode = True
-    engine.indent(mapping=2, sequence=2, offset=0)
-    engine.allow_duplicate_keys = False
-    return engine
-
-
-_ENGINES: list[YAML] = []
-
-
-def _engine() -> YAML:
-    if not _ENGINES:
-        _ENGINES.append(_make_yaml())
-    return _ENGINES[0]
+# --- round trip (ruamel, imported on first use: start-up stays light) --------------------------
 
 
 def load_rt(text: str) -> Any:
     """Round-trip parse of one document."""
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from . import _rt
 
-    try:
-        return _engine().load(text)
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = exc.problem or exc.context or "invalid YAML"
-        if mark is None:
-            raise InputError(f"invalid YAML: {problem}") from None
-        raise InputError(
-            f"invalid YAML: {problem}", line=mark.line + 1, column=mark.column + 1
-        ) from None
-    except YAMLError as exc:
-        raise InputError(f"invalid YAML: {exc}") from None
-    except RecursionError:
-        raise InputError("YAML nesting too deep") from None
+    return _rt.load_rt(text)
 
 
 def load_rt_all(text: str) -> list[Any]:
     """Round-trip parse of a multi-document stream."""
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from . import _rt
 
-    try:
-        return [doc for doc in _engine().load_all(text) if doc is not None]
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = exc.problem or exc.context or "invalid YAML"
-        if mark is None:
-            raise InputError(f"invalid YAML: {problem}") from None
-        raise InputError(
-            f"invalid YAML: {problem}", line=mark.line + 1, column=mark.column + 1
-        ) from None
-    except YAMLError as exc:
-        raise InputError(f"invalid YAML: {exc}") from None
-    except RecursionError:
-        raise InputError("YAML nesting too deep") from None
+    return _rt.load_rt_all(text)
 
 
 def dump_rt(node: Any) -> str:
     """Serialise one document (a round-trip tree or plain values) in kyaml's style."""
-    out = io.StringIO()
-    _engine().dump(node, out)
-    return out.getvalue()
+    from . import _rt
+
+    return _rt.dump_rt(node)
+
+
+def to_node(value: Any) -> Any:
+    """Plain values as round-trip nodes (so later edits can carry comments)."""
+    from . import _rt
+
+    return _rt.to_node(value)
+
+
+def restyle(old: Any, new: Any) -> Any:
+    """Give a new string scalar the quoting of the scalar it replaces."""
+    from . import _rt
+
+    return _rt.restyle(old, new)
+
+
+def new_map() -> Any:
+    from . import _rt
+
+    return _rt.new_map()
 
 
 # --- conversions ---------------------------------------------------------------------------------
@@ -451,48 +363,6 @@ def to_plain(value: Any, budget: list[int] | None = None) -> Any:
     if isinstance(value, datetime.datetime | datetime.date):
         return value.isoformat()
     return value
-
-
-def to_node(value: Any) -> Any:
-    """Plain values as round-trip nodes (so later edits can carry comments)."""
-    if isinstance(value, CommentedMap | CommentedSeq):
-        return value
-    if isinstance(value, dict):
-        node = CommentedMap()
-        for key, item in value.items():
-            node[key] = to_node(item)
-        return node
-    if isinstance(value, list | tuple):
-        seq = CommentedSeq()
-        seq.extend(to_node(item) for item in value)
-        return seq
-    return value
-
-
-def restyle(old: Any, new: Any) -> Any:
-    """Give a new string scalar the quoting of the scalar it replaces."""
-    if isinstance(old, PlainScalarString):
-        old = None  # a bare string: the new value is quoted only when it has to be
-    if isinstance(new, str) and isinstance(old, str) and type(old) is not str:
-        try:
-            return type(old)(new)
-        except TypeError:  # pragma: no cover - scalar string types take one argument
-            return new
-    if isinstance(new, str) and type(new) is str and needs_quotes(new):
-        return DoubleQuotedScalarString(new)
-    return new
-
-
-def is_map(value: Any) -> bool:
-    return isinstance(value, dict)
-
-
-def is_seq(value: Any) -> bool:
-    return isinstance(value, list)
-
-
-def new_map() -> Any:
-    return CommentedMap()
 
 
 def iter_docs(text: str) -> Iterator[str]:

@@ -14,7 +14,7 @@ class Selector(BaseModel):
     """One selector entry: every given field must match (``apiVersion kind name namespace labels
     annotations``, as in a Kptfile's ``selectors``/``exclude``)."""
 
-    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="forbid", defer_build=True)
 
     api_version: str | None = Field(default=None, alias="apiVersion")
     kind: str | None = None

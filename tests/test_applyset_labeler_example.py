@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from krmfn.applyset_labeler import applyset_id  # noqa: TID251
+from krmfn.applyset_labeler import applyset_id
 
 from krmlib.testing import run_kpt
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from krmfn.applyset_labeler import Config, process  # noqa: TID251
+from krmfn.applyset_labeler import Config, process
 
 import krmlib.testing
 from krmlib import ResourceList

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from krmfn.applyset_labeler import Config, applyset_id, process  # noqa: TID251
-from krmfn.applyset_labeler.prune import first_difference  # noqa: TID251
-from krmfn.applyset_labeler.scope import Scopes  # noqa: TID251
+from krmfn.applyset_labeler import Config, applyset_id, process
+from krmfn.applyset_labeler.prune import first_difference
+from krmfn.applyset_labeler.scope import Scopes
 
 from krmlib import KubeObject, ResourceList, run_resource_list
 

@@ -28,14 +28,27 @@ HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
 ITEM = "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: x\n"
 
 
-
 def _generated() -> dict[str, tuple[Callable[[], bytes], str | None]]:
     deep_block = "".join("  " * level + "a:\n" for level in range(600)) + "  " * 600 + "b: 1\n"
     return {
-        "deep-flow": ((HEAD + ITEM + "  spec: " + "[" * 10000 + "]" * 10000 + "\n").encode, "too deep"),
-        "deep-block": ((HEAD + ITEM + "  spec:\n" + "".join("    " + line + "\n" for line in deep_block.splitlines())).encode, "too deep"),
+        "deep-flow": (
+            (HEAD + ITEM + "  spec: " + "[" * 10000 + "]" * 10000 + "\n").encode,
+            "too deep",
+        ),
+        "deep-block": (
+            (
+                HEAD
+                + ITEM
+                + "  spec:\n"
+                + "".join("    " + line + "\n" for line in deep_block.splitlines())
+            ).encode,
+            "too deep",
+        ),
         "deep-sequence": ((HEAD + ITEM + "  spec: " + "- " * 10000 + "x\n").encode, "too deep"),
-        "huge-scalar": ((HEAD + ITEM + '  data:\n    big: "' + "x" * (100 * 1024 * 1024) + '"\n').encode, None),
+        "huge-scalar": (
+            (HEAD + ITEM + '  data:\n    big: "' + "x" * (100 * 1024 * 1024) + '"\n').encode,
+            None,
+        ),
     }
 
 

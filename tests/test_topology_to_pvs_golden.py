@@ -3,7 +3,7 @@
 from pathlib import Path
 
 import pytest
-from krmfn.topology_to_pvs import Config, process  # noqa: TID251
+from krmfn.topology_to_pvs import Config, process
 
 import krmlib.testing
 from krmlib import ResourceList

@@ -5,9 +5,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from krmfn.topology_to_pvs import Config, process  # noqa: TID251
-from krmfn.topology_to_pvs.labelselector import check_selector, matches  # noqa: TID251
-from krmfn.topology_to_pvs.naming import dns_label, label_value  # noqa: TID251
+from krmfn.topology_to_pvs import Config, process
+from krmfn.topology_to_pvs.labelselector import check_selector, matches
+from krmfn.topology_to_pvs.naming import dns_label, label_value
 
 from krmlib import ConfigError, KubeObject, ResourceList, parse_config, run_text
 from krmlib.results import Results
@@ -189,7 +189,7 @@ def test_readme_config_examples_parse() -> None:
 
 
 def test_help_prints_the_readme(capsys: pytest.CaptureFixture[str]) -> None:
-    from krmfn.topology_to_pvs.__main__ import main  # noqa: TID251
+    from krmfn.topology_to_pvs.__main__ import main
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr("sys.argv", ["krmfn-topology-to-pvs", "--help"])
