@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import posixpath
 from typing import Any, ClassVar, Protocol
 
-from krmlib import ANN_LOCAL_CONFIG, Condition, KubeObject
+from krmlib import (
+    ANN_LEGACY_PATH,
+    ANN_LOCAL_CONFIG,
+    ANN_PATH,
+    Condition,
+    KubeObject,
+    default_file_name,
+)
 from krmlib.children import (
     DeleteAnnotation,
     Deletion,
@@ -12,11 +20,11 @@ from krmlib.children import (
     OwnerAnnotation,
     OwnerReferences,
     Ownership,
-    default_child_path,
     parse_owner,
 )
 
 from .config import Config
+from .emit import new_object
 from .inputs import (
     CLUSTER_CONTEXT_API_VERSION,
     CLUSTER_CONTEXT_KIND,
@@ -86,19 +94,18 @@ def _new_child(
     owner_refs: bool,
     body: dict[str, Any],
 ) -> KubeObject:
+    """A new child in its own file next to the owner (kpt's ``<lower kind>_<name>.yaml``)."""
+    folder = posixpath.dirname(owner.path or "")
+    path = posixpath.join(folder, default_file_name(kind, name))
     metadata: dict[str, Any] = {"name": name}
     if owner.namespace:
         metadata["namespace"] = owner.namespace
-    metadata["annotations"] = dict(annotations)
+    metadata["annotations"] = {**annotations, ANN_PATH: path, ANN_LEGACY_PATH: path}
     if owner_refs:
         metadata["ownerReferences"] = [
             {"apiVersion": owner.api_version, "kind": owner.kind, "name": owner.name}
         ]
-    child = KubeObject.from_dict(
-        {"apiVersion": api_version, "kind": kind, "metadata": metadata, **body}
-    )
-    child.set_path(default_child_path(owner, child))
-    return child
+    return new_object({"apiVersion": api_version, "kind": kind, "metadata": metadata, **body})
 
 
 class Design:
