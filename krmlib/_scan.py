@@ -65,3 +65,71 @@ def scan_header(text: str, item_form: bool) -> tuple[str, str, str, str] | None:
     if api_version is None or kind is None or name is None or namespace is None:
         return None
     return api_version, kind, name, namespace
+
+
+_MAP_KEY = re.compile(r"([A-Za-z0-9][A-Za-z0-9._/-]*): ?(.*)")
+
+
+def scan_metadata_map(text: str, item_form: bool, section: str) -> dict[str, str] | None:
+    """``metadata.<section>`` (labels, annotations) of an item's text as strings; None if unsure.
+
+    Reads kpt's layout only: the map's entries one per line, two deeper than ``section:``, with
+    simple scalar values. Anything else (a value that is not a plain string, a flow map, comments,
+    continuation lines) answers None and the caller parses the item.
+    """
+    base = 2 if item_form else 0
+    meta = text.find(f"\n{' ' * base}metadata:")
+    if meta < 0:
+        return None
+    head = f"\n{' ' * (base + 2)}{section}:"
+    at = text.find(head, meta)
+    if at < 0:
+        # absent only if the metadata block really ends without it
+        end = _block_end(text, meta + 1, base)
+        return {} if text.find(head, meta, end) < 0 else None
+    if at > _block_end(text, meta + 1, base):
+        return {}
+    line_end = text.find("\n", at + 1)
+    rest = text[at + len(head) : line_end if line_end >= 0 else len(text)]
+    if rest.strip():
+        return None  # flow map or comment on the key line
+    entry_indent = " " * (base + 4)
+    out: dict[str, str] = {}
+    pos = line_end + 1 if line_end >= 0 else len(text)
+    while pos < len(text):
+        nl = text.find("\n", pos)
+        line = text[pos : nl if nl >= 0 else len(text)]
+        pos = nl + 1 if nl >= 0 else len(text)
+        if not line.strip():
+            return None
+        if not line.startswith(entry_indent):
+            if len(line) - len(line.lstrip(" ")) <= base + 2:
+                break
+            return None
+        body = line[len(entry_indent) :]
+        if body.startswith((" ", "#")):
+            return None
+        match = _MAP_KEY.fullmatch(body)
+        if match is None or match.group(1) in out:
+            return None
+        raw = match.group(2)
+        value = clean_scalar(raw) if raw else None
+        if value is None or (raw[0] not in "'\"" and _NOT_STRING.match(value)):
+            return None
+        out[match.group(1)] = value
+    return out
+
+
+_NOT_STRING = re.compile(
+    r"^(?:[-+]?[0-9][0-9._]*(?:[eE][-+]?[0-9]+)?|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?\.[0-9]+"
+    r"|true|True|TRUE|false|False|FALSE|null|Null|NULL|~)$"
+)
+
+
+_BLOCK_END = {indent: re.compile(r"\n {0," + str(indent) + r"}(?=[^ \n])") for indent in (0, 2)}
+
+
+def _block_end(text: str, start: int, indent: int) -> int:
+    """Where the block that starts at ``start`` ends: the next line indented ``indent`` or less."""
+    match = _BLOCK_END[indent].search(text, start)
+    return match.start() if match else len(text)

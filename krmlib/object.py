@@ -407,7 +407,12 @@ class _FieldMap(MutableMapping[str, str]):
         self._path = path
 
     def _map(self) -> dict[str, Any]:
-        value = _walk(self._obj._read(), self._path, self._obj)
+        obj = self._obj
+        if obj._node is None and obj._plain is None and obj._src is not None:
+            scanned = _scan.scan_metadata_map(obj._src, obj._src_form == "item", self._path[1])
+            if scanned is not None:
+                return scanned
+        value = _walk(obj._read(), self._path, obj)
         return value if isinstance(value, dict) else {}
 
     def __getitem__(self, key: str) -> str:

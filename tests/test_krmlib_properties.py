@@ -85,6 +85,10 @@ def test_split_equals_full_parse(texts: list[str]) -> None:
     full = _yaml.load_rt(text)
     assert [o.to_dict() for o in fast.items] == [_yaml.to_plain(i) for i in full["items"]]
     assert fast.to_yaml() == text  # untouched items come back byte-identical
+    scanned = ResourceList.parse(text)  # label/annotation maps read from the text, unparsed
+    for cheap, parsed in zip(scanned.items, fast.items, strict=True):
+        assert dict(cheap.labels) == dict(parsed.labels)
+        assert dict(cheap.annotations) == dict(parsed.annotations)
 
 
 @SETTINGS
