@@ -37,6 +37,7 @@ class KubeObject:
         "_header",
         "_node",
         "_plain",
+        "_scanned",
         "_spliced",
         "_src",
         "_src_form",
@@ -50,6 +51,7 @@ class KubeObject:
         self._plain: Any = None
         self._dirty = src is None
         self._spliced = False
+        self._scanned: dict[str, dict[str, str] | None] = {}
         self.input_line = 0  # where the item starts in the input text (0: unknown)
         self._header: tuple[str, str, str, str] | None = None
 
@@ -243,6 +245,7 @@ class KubeObject:
         self._src = new
         self._plain = None
         self._header = None
+        self._scanned = {}
         self._spliced = True
         return True
 
@@ -409,7 +412,12 @@ class _FieldMap(MutableMapping[str, str]):
     def _map(self) -> dict[str, Any]:
         obj = self._obj
         if obj._node is None and obj._plain is None and obj._src is not None:
-            scanned = _scan.scan_metadata_map(obj._src, obj._src_form == "item", self._path[1])
+            section = self._path[1]
+            if section not in obj._scanned:
+                obj._scanned[section] = _scan.scan_metadata_map(
+                    obj._src, obj._src_form == "item", section
+                )
+            scanned = obj._scanned[section]
             if scanned is not None:
                 return scanned
         value = _walk(obj._read(), self._path, obj)
