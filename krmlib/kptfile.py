@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ._yaml import to_plain
 from .object import KubeObject
 
 Status = Literal["True", "False", "Unknown"]
@@ -49,11 +50,20 @@ def get_conditions(kptfile: KubeObject) -> list[Condition]:
     )
 
 
+def _find(kptfile: KubeObject, type_: str) -> tuple[int, Any]:
+    """(index, live entry) of the condition of this type, or (number of conditions, None)."""
+    raw = kptfile._raw("status.conditions")
+    if not isinstance(raw, list):
+        return 0, None
+    for index, entry in enumerate(raw):
+        if isinstance(entry, dict) and entry.get("type") == type_:
+            return index, entry
+    return len(raw), None
+
+
 def get_condition(kptfile: KubeObject, type_: str) -> Condition | None:
-    for condition in get_conditions(kptfile):
-        if condition.type == type_:
-            return condition
-    return None
+    _, entry = _find(kptfile, type_)
+    return Condition.from_dict(to_plain(entry)) if entry is not None else None
 
 
 def set_condition(kptfile: KubeObject, condition: Condition) -> bool:
@@ -81,13 +91,8 @@ def set_condition(kptfile: KubeObject, condition: Condition) -> bool:
 
 
 def remove_condition(kptfile: KubeObject, type_: str) -> bool:
-    raw = kptfile.get("status.conditions", [])
-    if not isinstance(raw, list):
-        return False
-    for index, existing in enumerate(raw):
-        if isinstance(existing, dict) and existing.get("type") == type_:
-            return kptfile.delete(f"status.conditions[{index}]")
-    return False
+    index, existing = _find(kptfile, type_)
+    return existing is not None and kptfile.delete(("status", "conditions", index))
 
 
 GATES = "info.readinessGates"

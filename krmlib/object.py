@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any, Literal, TypeVar
 
@@ -44,11 +43,15 @@ class KubeObject:
         "input_line",
     )
 
-    def __init__(self, *, src: str | None = None, form: Form = "doc", node: Any = None) -> None:
+    def __init__(
+        self, *, src: str | None = None, form: Form = "doc", node: Any = None, plain: Any = None
+    ) -> None:
+        # Three states: text from the input (src, parsed lazily into _plain for reads and into
+        # _node for writes), a round-trip tree (node), or a new object of plain values (plain).
         self._src = src
         self._src_form: Form = form
         self._node = node
-        self._plain: Any = None
+        self._plain: Any = plain
         self._dirty = src is None
         self._spliced = False
         self._scanned: dict[str, dict[str, str] | None] = {}
@@ -60,7 +63,7 @@ class KubeObject:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> KubeObject:
         """A new object from plain values (key order is kept)."""
-        return cls(node=_yaml.to_node(copy.deepcopy(dict(data))))
+        return cls(plain=_yaml.to_plain(dict(data)))
 
     @classmethod
     def from_yaml(cls, text: str) -> KubeObject:
@@ -89,8 +92,15 @@ class KubeObject:
                 raise InputError("item is not a mapping", obj=None)
         return self._plain
 
+    @property
+    def _is_new(self) -> bool:
+        """A new object of plain values: edited in place, written by the small emitter."""
+        return self._node is None and self._src is None
+
     def _tree(self) -> Any:
-        """The round-trip tree, parsed on first write."""
+        """The tree to write to: the round-trip tree (parsed on first write), or new plain data."""
+        if self._is_new:
+            return self._plain
         if self._node is None:
             node = _yaml.load_rt(self._doc_text())
             if not isinstance(node, dict):
@@ -197,6 +207,11 @@ class KubeObject:
             return default
         return _yaml.to_plain(value)
 
+    def _raw(self, path: Path) -> Any:
+        """The live value at ``path`` (no copy; krmlib-internal, never handed to functions)."""
+        value = _walk(self._read(), parse_path(path), self)
+        return None if value is _MISSING else value
+
     def has(self, path: Path) -> bool:
         return _walk(self._read(), parse_path(path), self) is not _MISSING
 
@@ -219,7 +234,7 @@ class KubeObject:
         parent = self._parent(keys, create=True)
         last = keys[-1]
         old = _child(parent, last)
-        new = _assign(old, value)
+        new = _yaml.to_plain(value) if self._is_new else _assign(old, value)
         if isinstance(last, int):
             if last == len(parent):
                 parent.append(new)
@@ -279,11 +294,13 @@ class KubeObject:
     def _parent(self, keys: tuple[Key, ...], create: bool) -> Any:
         node = self._tree()
         for depth, key in enumerate(keys[:-1]):
-            child = _child(node, key)
+            child: Any = _child(node, key)
             if child is _MISSING or child is None:
                 if not create:
                     raise KeyError(key)
-                child = _yaml.new_map() if isinstance(keys[depth + 1], str) else _yaml.to_node([])
+                child = {} if isinstance(keys[depth + 1], str) else []
+                if not self._is_new:
+                    child = _yaml.to_node(child)
                 if isinstance(key, int):
                     node.append(child)
                 else:
@@ -393,13 +410,20 @@ class KubeObject:
         """The object as one YAML document (the original text if never edited)."""
         if not self._dirty and self._src is not None:
             return self._doc_text()
+        if self._is_new:
+            from ._emit import emit
+
+            text = emit(self._plain)
+            if text is not None:
+                return text
+            return _yaml.dump_rt(_yaml.to_node(self._plain))
         return _yaml.dump_rt(self._tree())
 
     def to_item(self) -> str:
         """The object as a block-sequence entry of a ResourceList's ``items``."""
         if not self._dirty and self._src is not None:
             return self._src if self._src_form == "item" else doc_to_item(self._src)
-        return doc_to_item(_yaml.dump_rt(self._tree()))
+        return doc_to_item(self.to_yaml())
 
 
 class _FieldMap(MutableMapping[str, str]):

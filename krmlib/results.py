@@ -84,9 +84,13 @@ class Results:
 
     def __init__(self) -> None:
         self._items: list[Result] = []
+        self._seen: set[str] = set()
 
     def add(self, result: Result) -> Result:
-        if result not in self._items:
+        """Add a result; the same result twice is kept once."""
+        key = repr(result.to_dict())
+        if key not in self._seen:
+            self._seen.add(key)
             self._items.append(result)
         return result
 
@@ -175,8 +179,18 @@ class Results:
                 file_path = file_path or exc.obj.path
             except Exception:
                 ref = None
+        index: int | None = None
+        if exc.obj is not None and file_path:
+            raw = exc.obj.annotations.get("internal.config.kubernetes.io/index", "")
+            index = int(raw) if raw.isdigit() else None
         return self.add(
-            Result(message=message, resource_ref=ref, field_path=exc.field, file_path=file_path)
+            Result(
+                message=message,
+                resource_ref=ref,
+                field_path=exc.field,
+                file_path=file_path,
+                file_index=index,
+            )
         )
 
     @property

@@ -117,3 +117,85 @@ def test_running_twice_equals_running_once(texts: list[str]) -> None:
 
     once = label(_resource_list(texts))
     assert label(once) == once
+
+
+EMIT_STRINGS = st.one_of(
+    NAMES,
+    st.sampled_from(
+        [
+            "yes",
+            "012",
+            "on",
+            "True",
+            "1e3",
+            "",
+            "v1.2",
+            "a/b",
+            "null",
+            "12:30",
+            "create resource",
+            "a: b",
+            "x #y",
+            " lead",
+            "trail ",
+            "multi\nline",
+            "it's",
+            'say "hi"',
+            "~",
+            "*",
+            "-x",
+            "10.0.0.1/24",
+            "req.nephio.org/v1alpha1.Interface.n3",
+            "0.5",
+            "-1",
+            "a,b",
+            "(x)",
+        ]
+    ),
+)
+EMIT_SCALARS = st.one_of(EMIT_STRINGS, st.integers(-3, 300), st.booleans(), st.none())
+EMIT_KEYS = st.one_of(
+    NAMES, st.sampled_from(["apiVersion", "nephio.org/site", "a.b/c-d", "1", "true", "x y"])
+)
+EMIT_VALUES = st.recursive(
+    EMIT_SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(EMIT_KEYS, inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@SETTINGS
+@given(st.dictionaries(EMIT_KEYS, EMIT_VALUES, min_size=1, max_size=5))
+def test_small_emitter_equals_round_trip(data: dict[str, Any]) -> None:
+    from krmlib._emit import emit
+
+    text = emit(data)
+    if text is not None:
+        assert text == _yaml.dump_rt(_yaml.to_node(data))
+
+
+def test_small_emitter_writes_typical_new_objects() -> None:
+    from krmlib._emit import emit
+
+    child = {
+        "apiVersion": "ipam.nephio.org/v1alpha1",
+        "kind": "IPAllocation",
+        "metadata": {
+            "name": "n6-ip-1a2b3c",
+            "annotations": {"config.kubernetes.io/path": "ipallocation_n6.yaml"},
+            "ownerReferences": [
+                {"apiVersion": "req.nephio.org/v1alpha1", "kind": "Interface", "name": "n6"}
+            ],
+        },
+        "spec": {
+            "kind": "network",
+            "prefixLength": 32,
+            "selector": {"matchLabels": {"nephio.org/site": "edge1"}},
+        },
+        "status": {},
+    }
+    text = emit(child)
+    assert text is not None
+    assert text == _yaml.dump_rt(_yaml.to_node(child))

@@ -1,0 +1,103 @@
+"""A small block-style emitter for new objects made of plain values.
+
+Functions that generate many objects (children, sets) would otherwise pay for the round-trip
+emitter on each. This one writes kyaml's layout (two-space maps, compact lists) for the values it
+is sure about and answers None for anything else; the caller then uses the round trip. A property
+test holds its output equal to the round trip's.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ._yaml import needs_quotes
+
+_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./-]*$")
+_PLAIN = re.compile(r"^[A-Za-z0-9_/.][A-Za-z0-9_/.,()=+ -]*[A-Za-z0-9_/.)]$|^[A-Za-z0-9_/.]$")
+_QUOTABLE = re.compile(r"^[A-Za-z0-9:._+~/ -]*$")
+_KEY_12 = re.compile(r"^(?:[-+]?[0-9][0-9._]*|true|false|null|True|False|Null|TRUE|FALSE|NULL)$")
+
+
+class _Unsure(Exception):
+    pass
+
+
+def emit(data: dict[str, Any]) -> str | None:
+    """``data`` as a YAML document, or None when the round trip should write it."""
+    if not data:
+        return None
+    out: list[str] = []
+    try:
+        _map(data, 0, out)
+    except _Unsure:
+        return None
+    return "".join(out)
+
+
+def _scalar(value: Any) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return ""
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        if value == "":
+            return '""'
+        if needs_quotes(value):
+            if _QUOTABLE.match(value):
+                return f'"{value}"'
+            raise _Unsure
+        if _PLAIN.match(value) and "  " not in value:
+            return value
+    raise _Unsure
+
+
+def _key(key: Any) -> str:
+    if not isinstance(key, str) or not _KEY.match(key) or _KEY_12.match(key):
+        raise _Unsure
+    return key
+
+
+def _map(
+    data: dict[str, Any], indent: int, out: list[str], first_prefix: str | None = None
+) -> None:
+    pad = " " * indent
+    for position, (key, value) in enumerate(data.items()):
+        lead = first_prefix if position == 0 and first_prefix is not None else pad
+        name = _key(key)
+        if isinstance(value, dict):
+            if not value:
+                out.append(f"{lead}{name}: {{}}\n")
+            else:
+                out.append(f"{lead}{name}:\n")
+                _map(value, indent + 2, out)
+        elif isinstance(value, list):
+            if not value:
+                out.append(f"{lead}{name}: []\n")
+            else:
+                out.append(f"{lead}{name}:\n")
+                _seq(value, indent, out)
+        else:
+            text = _scalar(value)
+            out.append(f"{lead}{name}:{' ' + text if text else ''}\n")
+
+
+def _seq(data: list[Any], indent: int, out: list[str]) -> None:
+    pad = " " * indent
+    for value in data:
+        if isinstance(value, dict):
+            if not value:
+                out.append(f"{pad}- {{}}\n")
+            else:
+                _map(value, indent + 2, out, first_prefix=f"{pad}- ")
+        elif isinstance(value, list):
+            raise _Unsure
+        else:
+            text = _scalar(value)
+            if not text:
+                raise _Unsure
+            out.append(f"{pad}- {text}\n")
