@@ -16,7 +16,6 @@ from ._yaml import needs_quotes
 _KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./-]*$")
 _PLAIN = re.compile(r"^[A-Za-z0-9_/.][A-Za-z0-9_/.,()=+ -]*[A-Za-z0-9_/.)]$|^[A-Za-z0-9_/.]$")
 _QUOTABLE = re.compile(r"^[A-Za-z0-9:._+~/ -]*$")
-_KEY_12 = re.compile(r"^(?:[-+]?[0-9][0-9._]*|true|false|null|True|False|Null|TRUE|FALSE|NULL)$")
 
 
 class _Unsure(Exception):
@@ -57,7 +56,7 @@ def _scalar(value: Any) -> str:
 
 
 def _key(key: Any) -> str:
-    if not isinstance(key, str) or not _KEY.match(key) or _KEY_12.match(key):
+    if not isinstance(key, str) or not _KEY.match(key) or needs_quotes(key):
         raise _Unsure
     return key
 

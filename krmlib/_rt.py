@@ -15,7 +15,7 @@ from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, PlainScalarString
 
-from ._yaml import _AMBIGUOUS_12, StyledBool, StyledNull, needs_quotes
+from ._yaml import StyledBool, StyledNull, needs_quotes
 from .errors import InputError
 
 
@@ -28,10 +28,10 @@ def _represent_str(representer: RoundTripRepresenter, data: str) -> Any:
 
 class _Representer(RoundTripRepresenter):
     def represent_key(self, data: Any) -> Any:
-        # Keys stay as the user wrote them; only a key YAML 1.2 would read as another type
-        # (``true``, ``1``, ``null``) is quoted.
+        # Keys read from the input are PlainScalarStrings and stay as written; a new key that a
+        # YAML 1.1 or 1.2 reader would take for another type (``yes``, ``1``, ``null``) is quoted.
         if type(data) is str:
-            style = '"' if _AMBIGUOUS_12.match(data) else None
+            style = '"' if needs_quotes(data) else None
             return self.represent_scalar("tag:yaml.org,2002:str", data, style=style)
         return super().represent_key(data)
 

@@ -15,9 +15,6 @@ from ._yaml import needs_quotes
 
 _SIMPLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
 _KEY_LINE = re.compile(r"^( *)([A-Za-z0-9][A-Za-z0-9._/-]*):(?: (.*))?$")
-_AMBIGUOUS_KEY = re.compile(
-    r"^(?:[-+]?[0-9][0-9._]*|true|false|null|True|False|Null|TRUE|FALSE|NULL)$"
-)
 
 
 def render_scalar(value: str) -> str | None:
@@ -32,11 +29,7 @@ def render_scalar(value: str) -> str | None:
 def splice_set(text: str, item_form: bool, keys: tuple[str, ...], value: str) -> str | None:
     """``text`` with the string at ``keys`` set to ``value``; None when the edit is not simple."""
     rendered = render_scalar(value)
-    if (
-        rendered is None
-        or not keys
-        or any(not _SIMPLE.match(k) or _AMBIGUOUS_KEY.match(k) for k in keys)
-    ):
+    if rendered is None or not keys or any(not _SIMPLE.match(k) or needs_quotes(k) for k in keys):
         return None
     lines = text.split("\n")
     trailing_newline = bool(lines) and lines[-1] == ""

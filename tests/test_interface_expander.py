@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 import yaml
 from krmfn.interface_expander import Config, process
-from krmfn.interface_expander.emit import to_yaml
 from krmfn.interface_expander.naming import (
     child_name,
     design_condition_type,
@@ -178,67 +177,3 @@ def test_a_fulfilled_nad_condition_survives_a_loopback_change(
     found = get_condition(kept, "req-nephio-org-v1alpha1-interface-n3-nad-generated")
     assert found is not None
     assert found.status == "True"
-
-
-TRICKY = [
-    "yes",
-    "No",
-    "on",
-    "OFF",
-    "y",
-    "n",
-    "true",
-    "False",
-    "null",
-    "~",
-    "",
-    "012",
-    "0o12",
-    "0x1F",
-    "1e3",
-    "1_000",
-    ".5",
-    "-1",
-    "+1",
-    "12:30",
-    "2023-01-01",
-    ".inf",
-    ".NaN",
-    "a: b",
-    "a #b",
-    "#x",
-    "- x",
-    "x-",
-    "ünïcode",
-    "'q'",
-    '"dq"',
-    "a\nb",
-    "*alias",
-    "&anchor",
-    "!tag",
-    "%x",
-    "@x",
-    "`x",
-    "{x}",
-    "[x]",
-    "vpc-internet",
-    "req.nephio.org/v1alpha1.Interface.n3",
-]
-
-
-@pytest.mark.parametrize("value", TRICKY)
-def test_emitted_strings_read_back_as_the_same_string(value: str) -> None:
-    document = {
-        "apiVersion": "v1",
-        "kind": "X",
-        "metadata": {"name": "x", "annotations": {value or "k": value}},
-        "spec": {"list": [{"a": value, "b": [value, 1]}], "empty": {}, "n": 7, "items": []},
-    }
-    text = to_yaml(document)
-    assert KubeObject.from_yaml(text).to_dict() == document
-    assert yaml.safe_load(text) == document  # a YAML 1.1 reader agrees
-
-
-def test_emitted_layout_is_block_style_with_compact_lists() -> None:
-    text = to_yaml({"a": {"b": [{"c": 1, "d": {"e": "f"}}, "g"]}, "h": {}})
-    assert text == "a:\n  b:\n  - c: 1\n    d:\n      e: f\n  - g\nh: {}\n"

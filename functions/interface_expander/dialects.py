@@ -24,7 +24,6 @@ from krmlib.children import (
 )
 
 from .config import Config
-from .emit import new_object
 from .inputs import (
     CLUSTER_CONTEXT_API_VERSION,
     CLUSTER_CONTEXT_KIND,
@@ -105,7 +104,9 @@ def _new_child(
         metadata["ownerReferences"] = [
             {"apiVersion": owner.api_version, "kind": owner.kind, "name": owner.name}
         ]
-    return new_object({"apiVersion": api_version, "kind": kind, "metadata": metadata, **body})
+    return KubeObject.from_dict(
+        {"apiVersion": api_version, "kind": kind, "metadata": metadata, **body}
+    )
 
 
 class Design:
