@@ -29,6 +29,7 @@ from .config import API_VERSION, FunctionConfig, parse_config, parse_config_valu
 from .errors import ConfigError, FieldTypeError, InputError, KrmError
 from .kptfile import (
     Condition,
+    Conditions,
     add_readiness_gate,
     get_condition,
     get_conditions,
@@ -61,6 +62,7 @@ __all__ = [
     "ANN_PATH",
     "API_VERSION",
     "Condition",
+    "Conditions",
     "ConfigError",
     "FieldTypeError",
     "FunctionConfig",

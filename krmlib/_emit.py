@@ -50,9 +50,38 @@ def _scalar(value: Any) -> str:
             if _QUOTABLE.match(value):
                 return f'"{value}"'
             raise _Unsure
-        if _PLAIN.match(value) and "  " not in value:
+        if not value.startswith(("---", "...")) and (
+            (_PLAIN.match(value) and "  " not in value) or _plain_allowed(value)
+        ):
             return value
+        if _PRINTABLE.match(value) and value == value.strip() and _never_plain(value):
+            if "'" in value:  # as the round trip does: double quotes around a single quote
+                return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            return "'" + value.replace("'", "''") + "'"
     raise _Unsure
+
+
+_PRINTABLE = re.compile(r"^[\x20-\x7e]+$")
+_LEADING = frozenset("-?:,[]{}#&*!|>'\"%@`")
+_NEVER_LEADING = frozenset(",[]{}#&*!|>'\"%@`")
+
+
+def _never_plain(value: str) -> bool:
+    """Whether no YAML emitter could write ``value`` plain (then it is single-quoted)."""
+    return value[0] in _NEVER_LEADING or ": " in value or " #" in value or value.endswith(":")
+
+
+def _plain_allowed(value: str) -> bool:
+    """Whether a block-context plain scalar can hold ``value`` (kept strict: ASCII only)."""
+    return (
+        bool(_PRINTABLE.match(value))
+        and value == value.strip()
+        and value[0] not in _LEADING
+        and ": " not in value
+        and " #" not in value
+        and not value.endswith(":")
+        and not value.startswith(("---", "..."))
+    )
 
 
 def _key(key: Any) -> str:
@@ -100,3 +129,23 @@ def _seq(data: list[Any], indent: int, out: list[str]) -> None:
             if not text:
                 raise _Unsure
             out.append(f"{pad}- {text}\n")
+
+
+def entry_lines(key: str, value: Any, indent: int) -> list[str] | None:
+    """The lines of ``key: value`` at ``indent`` (no newlines), or None when unsure."""
+    out: list[str] = []
+    try:
+        _map({key: value}, indent, out)
+    except _Unsure:
+        return None
+    return "".join(out).splitlines()
+
+
+def seq_lines(values: list[Any], indent: int) -> list[str] | None:
+    """The lines of a compact block sequence's entries at ``indent``, or None when unsure."""
+    out: list[str] = []
+    try:
+        _seq(values, indent, out)
+    except _Unsure:
+        return None
+    return "".join(out).splitlines()

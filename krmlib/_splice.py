@@ -10,7 +10,9 @@ property tests hold the two paths to the same output.
 from __future__ import annotations
 
 import re
+from typing import Any
 
+from ._emit import entry_lines, seq_lines
 from ._yaml import needs_quotes
 
 _SIMPLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
@@ -26,10 +28,19 @@ def render_scalar(value: str) -> str | None:
     return f'"{value}"' if needs_quotes(value) else value
 
 
-def splice_set(text: str, item_form: bool, keys: tuple[str, ...], value: str) -> str | None:
-    """``text`` with the string at ``keys`` set to ``value``; None when the edit is not simple."""
-    rendered = render_scalar(value)
-    if rendered is None or not keys or any(not _SIMPLE.match(k) or needs_quotes(k) for k in keys):
+def splice_set(
+    text: str, item_form: bool, keys: tuple[str, ...], value: Any, current: Any = None
+) -> str | None:
+    """``text`` with ``keys`` set to ``value``; None when the edit is not simple.
+
+    Handled: a string at a map path (replaced or added), a new key with any value the small
+    emitter writes, and a list that only grows (``current`` is its old value: the new entries are
+    appended after the old ones, which keep their text).
+    """
+    rendered = render_scalar(value) if isinstance(value, str) else None
+    if isinstance(value, str) and rendered is None:
+        return None
+    if not keys or any(not _SIMPLE.match(k) or needs_quotes(k) for k in keys):
         return None
     lines = text.split("\n")
     trailing_newline = bool(lines) and lines[-1] == ""
@@ -61,6 +72,10 @@ def splice_set(text: str, item_form: bool, keys: tuple[str, ...], value: str) ->
             assert match is not None
             rest = match.group(3) or ""
             if last_key:
+                if rendered is None:
+                    if not _append_entries(view, line_no, end, indent, rest, value, current):
+                        return None
+                    return _join(view, item_form, trailing_newline)
                 if _has_children(view, line_no + 1, end, indent):
                     return None
                 new_value = _replace_value(rest, rendered)
@@ -78,17 +93,54 @@ def splice_set(text: str, item_form: bool, keys: tuple[str, ...], value: str) ->
             continue
         # The key is missing: insert it (and the rest of the path) after the block's last child.
         insert_at = child_end
-        if any(view[i].strip() for i in range(insert_at, end)):
-            return None  # comments or other content at the end of the block: not simple
+        if insert_at < end:
+            return None  # comments or blank lines at the end of the block: not simple
         new_lines = []
         missing_keys = keys[depth:]
-        for offset, missing in enumerate(missing_keys):
-            pad = " " * (indent + 2 * offset)
-            tail = f" {rendered}" if offset == len(missing_keys) - 1 else ""
-            new_lines.append(f"{pad}{missing}:{tail}")
+        for offset, missing in enumerate(missing_keys[:-1]):
+            new_lines.append(f"{' ' * (indent + 2 * offset)}{missing}:")
+        last_indent = indent + 2 * (len(missing_keys) - 1)
+        if rendered is not None:
+            new_lines.append(f"{' ' * last_indent}{missing_keys[-1]}: {rendered}")
+        else:
+            block = entry_lines(missing_keys[-1], value, last_indent)
+            if block is None:
+                return None
+            new_lines.extend(block)
         view[insert_at:insert_at] = new_lines
+        if item_form and insert_at == 0:
+            return None
         return _join(view, item_form, trailing_newline)
     return None
+
+
+def _append_entries(
+    view: list[str], line_no: int, end: int, indent: int, rest: str, value: Any, current: Any
+) -> bool:
+    """Append the new entries of a list that only grew (in ``view``); False unless the old list
+    is a compact block sequence with the new one's first entries."""
+    if (
+        not isinstance(value, list)
+        or not isinstance(current, list)
+        or not current
+        or value[: len(current)] != current
+        or len(value) == len(current)
+        or rest.strip()
+    ):
+        return False
+    block_end = _seq_block_end(view, line_no + 1, end, indent)
+    pad = " " * indent
+    first = next((i for i in range(line_no + 1, block_end) if view[i].strip()), None)
+    if first is None or not view[first].startswith(pad + "- "):
+        return False
+    last_content = max(i for i in range(line_no + 1, block_end) if view[i].strip())
+    if last_content + 1 != block_end or view[last_content].lstrip().startswith("#"):
+        return False  # trailing comments or blank lines: take the round trip
+    lines = seq_lines(value[len(current) :], indent)
+    if lines is None:
+        return False
+    view[block_end:block_end] = lines
+    return True
 
 
 def _find_key(
@@ -130,6 +182,22 @@ def _block_end(view: list[str], start: int, end: int, indent: int) -> int:
         stripped = view[index].lstrip(" ")
         if stripped and not stripped.startswith("#") and len(view[index]) - len(stripped) <= indent:
             return index
+    return end
+
+
+def _seq_block_end(view: list[str], start: int, end: int, indent: int) -> int:
+    """The end of a compact sequence under a key at ``indent`` (its ``- `` lines are at indent)."""
+    for index in range(start, end):
+        line = view[index]
+        stripped = line.lstrip(" ")
+        if not stripped or stripped.startswith("#"):
+            continue
+        current = len(line) - len(stripped)
+        if current > indent or (
+            current == indent and (stripped.startswith("- ") or stripped == "-")
+        ):
+            continue
+        return index
     return end
 
 

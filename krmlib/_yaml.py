@@ -314,6 +314,14 @@ def dump_rt(node: Any) -> str:
     return _rt.dump_rt(node)
 
 
+def dump_plain(data: dict[str, Any]) -> str:
+    """Plain values as a YAML document: the small emitter, or the round trip when it is unsure."""
+    from ._emit import emit
+
+    text = emit(data)
+    return text if text is not None else dump_rt(to_node(data))
+
+
 def to_node(value: Any) -> Any:
     """Plain values as round-trip nodes (so later edits can carry comments)."""
     from . import _rt

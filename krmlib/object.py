@@ -225,7 +225,7 @@ class KubeObject:
         keys = parse_path(path)
         if not keys:
             raise ValueError("set() needs a non-empty path")
-        if self._node is None and self._src is not None and isinstance(value, str):
+        if self._node is None and self._src is not None and isinstance(value, str | dict | list):
             spliced = self._splice(keys, value)
             if spliced is not None:
                 return spliced
@@ -245,14 +245,21 @@ class KubeObject:
         self._dirty = True
         return True
 
-    def _splice(self, keys: tuple[Key, ...], value: str) -> bool | None:
-        """Set a string by editing the item's text in place; None when that is not simple."""
+    def _splice(self, keys: tuple[Key, ...], value: Any) -> bool | None:
+        """Set a value by editing the item's text in place; None when that is not simple."""
         from ._splice import splice_set
 
         if not all(isinstance(key, str) for key in keys):
             return None
         assert self._src is not None
-        new = splice_set(self._src, self._src_form == "item", keys, value)  # type: ignore[arg-type]
+        current = None
+        if isinstance(value, list):
+            found = _walk(self._read(), keys, self)
+            if found is not _MISSING:
+                current = _yaml.to_plain(found)
+                if current == value:
+                    return False
+        new = splice_set(self._src, self._src_form == "item", keys, value, current)  # type: ignore[arg-type]
         if new is None:
             return None
         if new == self._src:
@@ -411,12 +418,7 @@ class KubeObject:
         if not self._dirty and self._src is not None:
             return self._doc_text()
         if self._is_new:
-            from ._emit import emit
-
-            text = emit(self._plain)
-            if text is not None:
-                return text
-            return _yaml.dump_rt(_yaml.to_node(self._plain))
+            return _yaml.dump_plain(self._plain)
         return _yaml.dump_rt(self._tree())
 
     def to_item(self) -> str:

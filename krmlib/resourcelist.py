@@ -77,7 +77,7 @@ class ResourceList:
         if results or earlier:
             out.append("results:\n")
             out.append(earlier)
-            out.extend(doc_to_item(_yaml.dump_rt(_yaml.to_node(r.to_dict()))) for r in results)
+            out.extend(doc_to_item(_yaml.dump_plain(r.to_dict())) for r in results)
         return "".join(out)
 
     def to_stream(self) -> str:

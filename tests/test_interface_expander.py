@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 from krmfn.interface_expander import Config, process
 from krmfn.interface_expander.naming import (
     child_name,
@@ -16,7 +15,7 @@ from krmfn.interface_expander.naming import (
     spec_hash,
 )
 
-from krmlib import KubeObject, ResourceList, get_condition, run_resource_list
+from krmlib import ResourceList, get_condition, run_resource_list
 
 PKG = Path(__file__).resolve().parent.parent / "functions" / "interface_expander"
 SCRIPT = Path(sys.executable).parent / "krmfn-interface-expander"

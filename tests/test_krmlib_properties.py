@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -119,40 +120,17 @@ def test_running_twice_equals_running_once(texts: list[str]) -> None:
     assert label(once) == once
 
 
-EMIT_STRINGS = st.one_of(
-    NAMES,
-    st.sampled_from(
-        [
-            "yes",
-            "012",
-            "on",
-            "True",
-            "1e3",
-            "",
-            "v1.2",
-            "a/b",
-            "null",
-            "12:30",
-            "create resource",
-            "a: b",
-            "x #y",
-            " lead",
-            "trail ",
-            "multi\nline",
-            "it's",
-            'say "hi"',
-            "~",
-            "*",
-            "-x",
-            "10.0.0.1/24",
-            "req.nephio.org/v1alpha1.Interface.n3",
-            "0.5",
-            "-1",
-            "a,b",
-            "(x)",
-        ]
-    ),
-)
+EMIT_STRINGS_LIST = [
+    "yes", "012", "on", "True", "1e3", "", "v1.2", "a/b", "null", "12:30", "create resource",
+    "a: b", "x #y", " lead", "trail ", "multi\nline", "it's", 'say "hi"', "~", "*", "-x",
+    "10.0.0.1/24", "req.nephio.org/v1alpha1.Interface.n3", "0.5", "-1", "a,b", "(x)",
+    "cniType ipvlan differs from the cluster's cniType (see spec.x); expanded all the same",
+    "it's a 'quoted' \"word\"", "a [b] {c}", "50%", "x: y", "x:y", "ends with:", "?q", "x?",
+    "a & b", "a * b", "--- doc", "... dots", "x\ty", "ünï", "a  b", "#x", "x#y",
+    "@at", "`tick`", "a|b", "a>b", "!bang", "*star", "&amp", "' lead", "trail'",
+    "spec.x 'v' is bad: expected y", "a 'b' \"c\": d", "back\\slash: x",
+]  # fmt: skip
+EMIT_STRINGS = st.one_of(NAMES, st.sampled_from(EMIT_STRINGS_LIST))
 EMIT_SCALARS = st.one_of(EMIT_STRINGS, st.integers(-3, 300), st.booleans(), st.none())
 EMIT_KEYS = st.one_of(
     NAMES, st.sampled_from(["apiVersion", "nephio.org/site", "a.b/c-d", "1", "true", "x y"])
@@ -171,6 +149,16 @@ EMIT_VALUES = st.recursive(
 def test_small_emitter_equals_round_trip(data: dict[str, Any]) -> None:
     from krmlib._emit import emit
 
+    text = emit(data)
+    if text is not None:
+        assert text == _yaml.dump_rt(_yaml.to_node(data))
+
+
+@pytest.mark.parametrize("value", EMIT_STRINGS_LIST)
+def test_small_emitter_quotes_every_sample_string_like_the_round_trip(value: str) -> None:
+    from krmlib._emit import emit
+
+    data = {"message": value, "list": [value, {"k": value}]}
     text = emit(data)
     if text is not None:
         assert text == _yaml.dump_rt(_yaml.to_node(data))
@@ -199,3 +187,36 @@ def test_small_emitter_writes_typical_new_objects() -> None:
     text = emit(child)
     assert text is not None
     assert text == _yaml.dump_rt(_yaml.to_node(child))
+
+
+CONDITIONS = st.lists(
+    st.fixed_dictionaries(
+        {"type": NAMES, "status": st.sampled_from(["True", "False", "Unknown"])},
+        optional={"reason": NAMES, "message": st.sampled_from(["create resource", "done", "a: b"])},
+    ),
+    min_size=1,
+    max_size=3,
+)
+
+
+@SETTINGS
+@given(items(), st.lists(CONDITIONS, min_size=1, max_size=3), st.booleans())
+def test_splice_of_growing_lists_and_new_blocks_equals_round_trip(
+    text: str, batches: list[list[dict[str, str]]], with_gates: bool
+) -> None:
+    spliced = KubeObject(src=text, form="item")
+    full = KubeObject(src=text, form="item")
+    full._tree()
+    conditions: list[dict[str, str]] = []
+    for batch in batches:
+        conditions = conditions + batch
+        assert spliced.set("status.conditions", conditions) == full.set(
+            "status.conditions", conditions
+        )
+        if with_gates:
+            gate = {"conditionType": batch[0]["type"]}
+            assert spliced.set("info.readinessGates", [gate]) == full.set(
+                "info.readinessGates", [gate]
+            )
+    assert spliced.to_item() == full.to_item()
+    assert spliced.to_dict() == full.to_dict()

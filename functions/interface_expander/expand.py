@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from krmlib import Condition, KrmError, KubeObject, ResourceList, is_kind
+from krmlib import Condition, Conditions, KrmError, KubeObject, ResourceList, is_kind
 from krmlib.children import ChildChange, ChildSync
 
-from .conditions import Conditions
 from .config import Config
 from .dialects import DIALECTS, Dialect
 from .inputs import (
