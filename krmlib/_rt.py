@@ -7,7 +7,8 @@ spelling; new strings that a YAML 1.1 or 1.2 reader would take for another type 
 from __future__ import annotations
 
 import io
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -17,6 +18,8 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString, PlainScalarString
 
 from ._yaml import StyledBool, StyledNull, needs_quotes
 from .errors import InputError
+
+T = TypeVar("T")
 
 
 def _represent_str(representer: RoundTripRepresenter, data: str) -> Any:
@@ -97,30 +100,20 @@ def _engine() -> YAML:
 
 def load_rt(text: str) -> Any:
     """Round-trip parse of one document."""
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
-
-    try:
-        return _engine().load(text)
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = exc.problem or exc.context or "invalid YAML"
-        if mark is None:
-            raise InputError(f"invalid YAML: {problem}") from None
-        raise InputError(
-            f"invalid YAML: {problem}", line=mark.line + 1, column=mark.column + 1
-        ) from None
-    except YAMLError as exc:
-        raise InputError(f"invalid YAML: {exc}") from None
-    except RecursionError:
-        raise InputError("YAML nesting too deep") from None
+    return _parse(lambda: _engine().load(text))
 
 
 def load_rt_all(text: str) -> list[Any]:
     """Round-trip parse of a multi-document stream."""
+    return _parse(lambda: [doc for doc in _engine().load_all(text) if doc is not None])
+
+
+def _parse(load: Callable[[], T]) -> T:
+    """Run a ruamel load; its errors become InputErrors with line and column."""
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     try:
-        return [doc for doc in _engine().load_all(text) if doc is not None]
+        return load()
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
