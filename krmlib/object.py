@@ -122,20 +122,18 @@ class KubeObject:
     # --- header ----------------------------------------------------------------------------
 
     def _head(self) -> tuple[str, str, str, str]:
-        if self._dirty or self._node is not None or self._plain is not None:
-            data = self._read()
-            return (
-                _str(_walk(data, ("apiVersion",))),
-                _str(_walk(data, ("kind",))),
-                _str(_walk(data, ("metadata", "name"))),
-                _str(_walk(data, ("metadata", "namespace"))),
-            )
+        """(apiVersion, kind, name, namespace), cached until the next write."""
         if self._header is None:
-            assert self._src is not None
-            self._header = _scan.scan_header(self._src, self._src_form == "item")
+            if self._node is None and self._plain is None and self._src is not None:
+                self._header = _scan.scan_header(self._src, self._src_form == "item")
             if self._header is None:
-                self._read()
-                return self._head()
+                data = self._read()
+                self._header = (
+                    _str(_walk(data, ("apiVersion",))),
+                    _str(_walk(data, ("kind",))),
+                    _str(_walk(data, ("metadata", "name"))),
+                    _str(_walk(data, ("metadata", "namespace"))),
+                )
         return self._header
 
     @property
@@ -243,6 +241,7 @@ class KubeObject:
         else:
             parent[last] = new
         self._dirty = True
+        self._header = None
         return True
 
     def _splice(self, keys: tuple[Key, ...], value: Any) -> bool | None:
@@ -296,6 +295,7 @@ class KubeObject:
         parent = self._parent(keys, create=False)
         del parent[keys[-1]]
         self._dirty = True
+        self._header = None
         return True
 
     def _parent(self, keys: tuple[Key, ...], create: bool) -> Any:
