@@ -197,19 +197,6 @@ OWN_TEMPLATE = (
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "preparer does not detect a topology that places itself: a Placement whose Template "
-        "resolves to a catalog template holding a Placement of that same template id creates "
-        "child t-lab-1 containing the same Placement (exit 0, no result), and every later "
-        "render nests one level deeper. Expected: an error result on the Placement (field "
-        "spec.templates[0].template) naming template id 'topo' and saying its package places "
-        "itself; add the check in functions/preparer/topology.py prepare_placement before "
-        "create_deployment (a template whose resources hold a Placement/Template resolving to "
-        "its own id, or whose id equals this deployment's templateId chain)"
-    ),
-)
 def test_preparer_placement_places_its_own_template() -> None:
     items = [kptfile("topo"), OWN_TEMPLATE, topology("Placement", "cu", PLACEMENT)]
     items += [TEMPLATE_T, SITE_S]
@@ -217,16 +204,6 @@ def test_preparer_placement_places_its_own_template() -> None:
     assert any(ref_of(e) == ("Placement", "cu") and "topo" in e["message"] for e in errors)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "preparer: a Placement whose spec.templates[0].merge names the Placement itself waits "
-        "forever (info 'waiting for Placement cu', exit 0, the package never prepared). "
-        "Expected: an error result on the Placement at spec.templates[0].merge[0] ('a "
-        "Placement cannot merge itself'); add it in functions/preparer/topology.py "
-        "_merge_inputs (found is ctx.target)"
-    ),
-)
 def test_preparer_placement_merges_itself() -> None:
     spec = (
         PLACEMENT

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
 from krmfn.preparer import Config, process
 from krmfn.preparer.catalog import CatalogEntry
-from krmfn.preparer.topology import slug
+from krmfn.preparer.topology import cap_name, child_folders, slug
 
 from krmlib import KrmError, KubeObject, ResourceList, parse_config_value
 
@@ -112,6 +113,29 @@ def test_child_folder_names_are_slugs() -> None:
     assert slug("Lab_1") == "lab-1"
 
 
+def test_long_child_names_are_cut_with_a_hash() -> None:
+    assert cap_name("a" * 63) == "a" * 63
+    long = "a-" + "region-site-" * 22
+    capped = cap_name(long)
+    assert len(capped) == 63
+    assert capped == long[:54] + "-" + hashlib.sha1(long.encode()).hexdigest()[:8]
+    assert cap_name(long + "x") != capped
+
+
+def test_clashing_child_names_get_a_hash_of_the_site() -> None:
+    folders = child_folders([("a", "lab/1"), ("a", "lab-1"), ("a", "edge"), ("a", "lab/1")])
+    assert folders[("a", "edge")] == "a-edge"  # no clash: the plain name
+    first, second = folders[("a", "lab/1")], folders[("a", "lab-1")]
+    assert first != second
+    assert first.startswith("a-lab-1-") and second.startswith("a-lab-1-")
+    assert len(first) == len(second) == len("a-lab-1-") + 8
+    # order-independent: the same names whichever pair comes first
+    assert child_folders([("a", "lab-1"), ("a", "lab/1")])[("a", "lab/1")] == first
+    # a clash across the template/site boundary
+    across = child_folders([("a-b", "c"), ("a", "b-c")])
+    assert len(set(across.values())) == 2
+
+
 def test_untouched_items_keep_their_text() -> None:
     text = WIDGET + (
         "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c   # keep me\n"
@@ -123,3 +147,54 @@ def test_untouched_items_keep_their_text() -> None:
     assert isinstance(config_map, KubeObject)
     assert not config_map.changed
     assert "name: c   # keep me" in rl.to_yaml()
+
+
+CHAIN = """apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: tko.nephio.org/v1alpha1
+  kind: Template
+  metadata:
+    name: smf-template
+    labels: {nf: smf}
+    annotations:
+      config.kubernetes.io/local-config: "true"
+  spec:
+    templateId: nf/smf
+    package:
+      resources:
+      - {apiVersion: kpt.dev/v1, kind: Kptfile, metadata: {name: smf}}
+- apiVersion: deployment.nephio.org/v1alpha1
+  kind: Deployment
+  metadata:
+    name: deployment
+  spec: {templateId: nf/smf, siteId: lab}
+- apiVersion: topology.nephio.org/v1alpha1
+  kind: Template
+  metadata: {name: t}
+  spec: {TEMPLATE}
+- apiVersion: topology.nephio.org/v1alpha1
+  kind: Site
+  metadata: {name: s}
+  spec: {siteId: edge}
+- apiVersion: topology.nephio.org/v1alpha1
+  kind: Placement
+  metadata: {name: cu}
+  spec:
+    templates:
+    - {template: t, sites: [s]}
+"""
+
+
+@pytest.mark.parametrize(
+    "template", ["{templateId: nf/smf}", "{select: {metadata: {nf: smf}}}"], ids=["id", "select"]
+)
+def test_a_deployment_that_places_its_own_template_is_an_error(template: str) -> None:
+    rl = ResourceList.parse(CHAIN.replace("{TEMPLATE}", template))
+    process(rl, Config())
+    errors = [r for r in rl.results if r.severity.value == "error"]
+    (error,) = errors
+    assert "template nf/smf places itself" in error.message
+    assert error.resource_ref is not None and error.resource_ref["name"] == "cu"
+    assert error.field_path == "spec.templates[0].template"
+    assert not any("/" in (o.path or "") for o in rl.items), "no child written"

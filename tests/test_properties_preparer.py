@@ -303,7 +303,6 @@ LONG_NAMES_BUG = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason=LONG_NAMES_BUG)
 @settings(SETTINGS, phases=[Phase.explicit, Phase.generate])
 @example(
     (
@@ -355,7 +354,6 @@ SLUG_CLASH_BUG = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason=SLUG_CLASH_BUG)
 @settings(SETTINGS, phases=[Phase.explicit, Phase.generate])
 @example(
     (

@@ -21,7 +21,7 @@ from .package import (
     prepare_mode,
 )
 from .plugins import Plugin, PluginContext, load_python, properties_of, resolve_upward, run_exec
-from .topology import BUILTINS, DEFAULT_REGISTRATIONS
+from .topology import BUILTINS, DEFAULT_REGISTRATIONS, check_placements
 
 GVK = tuple[str, str]
 Waits = dict[tuple[str, str, str], tuple[KubeObject, str]]
@@ -52,6 +52,11 @@ class Registry:
             else:
                 self._loaded[key] = run_exec
         return self._loaded[key]
+
+    def is_builtin_placement(self, obj: KubeObject) -> bool:
+        """A preparable resource the built-in Placement preparer prepares."""
+        spec = self.spec_for(obj)
+        return spec is not None and spec.builtin == "placement" and self.is_preparable(obj)
 
     def is_preparable(self, obj: KubeObject) -> bool:
         return (
@@ -87,6 +92,8 @@ def process(rl: ResourceList, config: Config) -> None:
     registry = Registry(config)
     inline = [o for o in own if o.group == TKO_API.split("/")[0]]
     catalog = load_catalog(folder, inline, rl.results)
+    if not check_placements(own, catalog, registry.is_builtin_placement, rl.results):
+        return
     left = prepare(rl, config, registry, catalog)
     own = PackageView.of(rl.items).own(rl.items)
     deployment = find_deployment(own)

@@ -2,20 +2,53 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from krmlib import KrmError, KubeObject
+from krmlib import KrmError, KubeObject, Results
 
+from .catalog import Catalog
 from .config import TOPOLOGY
-from .package import prepare_mode
+from .package import find_deployment, prepare_mode
 from .plugins import PluginContext
 
 _SLUG = re.compile(r"[^a-z0-9]+")
+MAX_NAME = 63  # a DNS-1123 label
+HASH_LEN = 8
 
 
 def slug(text: str) -> str:
     return _SLUG.sub("-", text.lower()).strip("-") or "x"
+
+
+def short_hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()[:HASH_LEN]
+
+
+def cap_name(name: str) -> str:
+    """``name`` when it fits a DNS-1123 label (63 characters), else its first 54 characters,
+    ``-`` and 8 hex characters of the SHA-1 of the whole name."""
+    if len(name) <= MAX_NAME:
+        return name
+    return f"{name[: MAX_NAME - HASH_LEN - 1]}-{short_hash(name)}"
+
+
+def child_folders(pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """The child folder of every (template name, site id) pair: ``<template>-<site>`` slugs;
+    pairs whose slugs clash get ``-<hash of template name and site id>`` (all of them, so the
+    name does not depend on the order); the result capped by :func:`cap_name`."""
+    base = {pair: f"{slug(pair[0])}-{slug(pair[1])}" for pair in dict.fromkeys(pairs)}
+    count: dict[str, int] = {}
+    for name in base.values():
+        count[name] = count.get(name, 0) + 1
+    return {
+        pair: cap_name(
+            name if count[name] == 1 else f"{name}-{short_hash(pair[0] + chr(0) + pair[1])}"
+        )
+        for pair, name in base.items()
+    }
 
 
 def _select(target: KubeObject) -> dict[str, Any] | None:
@@ -111,6 +144,7 @@ def prepare_placement(ctx: PluginContext) -> bool:
     if not isinstance(entries, list):
         raise KrmError("spec.templates must be a list", obj=target, field="spec.templates")
     plan: list[tuple[str, str, str, list[KubeObject]]] = []
+    placed: dict[int, str] = {}  # entry index -> template id
     waiting: list[str] = []
     for index, entry in enumerate(entries):
         where = f"spec.templates[{index}]"
@@ -126,6 +160,7 @@ def prepare_placement(ctx: PluginContext) -> bool:
         if not template_id or ctx.is_preparable(template):
             waiting.append(f"Template {name}")
             template_id = ""
+        placed[index] = str(template_id)
         inputs = _merge_inputs(ctx, entry.get("merge") or [], f"{where}.merge", waiting)
         for site_index, site_name in enumerate(entry.get("sites") or []):
             ids = _site_ids(ctx, str(site_name), f"{where}.sites[{site_index}]")
@@ -136,11 +171,27 @@ def prepare_placement(ctx: PluginContext) -> bool:
     if waiting:
         unique = list(dict.fromkeys(waiting))
         return ctx.wait(f"waiting for {', '.join(unique)}")
+    folders = child_folders([(name, site_id) for name, _id, site_id, _in in plan])
+    owners: dict[str, tuple[str, str]] = {}
+    for name, _template_id, site_id, _inputs in plan:
+        folder = folders[name, site_id]
+        owner = owners.setdefault(folder, (name, site_id))
+        if owner != (name, site_id):
+            raise KrmError(
+                f"Template {owner[0]} at site {owner[1]!r} and Template {name} at site "
+                f"{site_id!r} give the same child deployment folder {folder}",
+                obj=target,
+                field="spec.templates",
+            )
+    for index, template_id in placed.items():
+        problem = self_placement(ctx.client.catalog, template_id, ctx.own())
+        if problem:
+            raise KrmError(problem, obj=target, field=f"spec.templates[{index}].template")
     records: list[dict[str, str]] = []
     for name, template_id, site_id, inputs in plan:
-        folder = f"{slug(name)}-{slug(site_id)}"
+        folder = folders[name, site_id]
         if any(r["folder"] == folder for r in records):
-            continue
+            continue  # the same pair twice
         entry_ = ctx.client.template(template_id)
         if entry_ is None:
             return ctx.wait(f"waiting: template {template_id} is not in the catalog")
@@ -182,10 +233,114 @@ def _merge_inputs(
                 obj=ctx.target,
                 field=where,
             )
+        if found is ctx.target or _same(found, ctx.target):
+            raise KrmError(
+                f"a Placement cannot merge itself ({found.kind} {found.name})",
+                obj=ctx.target,
+                field=where,
+            )
         if ctx.is_preparable(found):
             waiting.append(f"{found.kind} {found.name}")
         out.append(found)
     return out
+
+
+def _same(a: KubeObject, b: KubeObject) -> bool:
+    return (a.api_version, a.kind, a.namespace, a.name) == (
+        b.api_version,
+        b.kind,
+        b.namespace,
+        b.name,
+    )
+
+
+def _places(objects: Iterable[KubeObject], template_id: str) -> KubeObject | None:
+    """The Placement among ``objects`` that places a Template resolving to ``template_id``."""
+    objects = list(objects)
+    names = {
+        o.name
+        for o in objects
+        if o.is_kind(TOPOLOGY, "Template")
+        and template_id in (o.get("spec.templateId"), o.get("status.templateId"))
+    }
+    for obj in objects:
+        if not obj.is_kind(TOPOLOGY, "Placement"):
+            continue
+        entries = obj.get("spec.templates") or []
+        if isinstance(entries, list) and any(
+            isinstance(e, dict) and str(e.get("template")) in names for e in entries
+        ):
+            return obj
+    return None
+
+
+def self_placement(catalog: Catalog, template_id: str, own: Sequence[KubeObject]) -> str:
+    """Why placing ``template_id`` here would nest without end ('' when it would not): the
+    template's package places that template id again, or this package is a deployment of it."""
+    deployment = find_deployment(own)
+    if deployment is not None and deployment.get("spec.templateId") == template_id:
+        return (
+            f"template {template_id} places itself: this package is a deployment of "
+            f"{template_id} (its Deployment's spec.templateId), so every child would place it "
+            "again"
+        )
+    entry = catalog.find("templates", template_id)
+    placement = _places(entry.load(), template_id) if entry is not None else None
+    if placement is not None:
+        return (
+            f"template {template_id} places itself: its package holds Placement "
+            f"{placement.name}, which places template {template_id} again (every render would "
+            "nest one level deeper)"
+        )
+    return ""
+
+
+def check_placements(
+    own: Sequence[KubeObject],
+    catalog: Catalog,
+    is_placement: Callable[[KubeObject], bool],
+    results: Results,
+) -> bool:
+    """Before any pass: the errors that need nothing prepared to be seen (a Placement merging
+    itself, a Placement of a template that places itself, by explicit ``spec.templateId``).
+    False (and error results) when there is one: the package is then left as it came."""
+    ok = True
+    for placement in own:
+        if not is_placement(placement):
+            continue
+        entries = placement.get("spec.templates") or []
+        if not isinstance(entries, list):
+            continue
+        for index, entry in enumerate(entries):
+            if not isinstance(entry, dict):
+                continue
+            where = f"spec.templates[{index}]"
+            for ref_index, ref in enumerate(entry.get("merge") or []):
+                if (
+                    isinstance(ref, dict)
+                    and placement.is_kind(ref.get("apiVersion"), str(ref.get("kind")))
+                    and ref.get("name") == placement.name
+                ):
+                    results.error(
+                        f"a Placement cannot merge itself ({placement.kind} {placement.name})",
+                        placement,
+                        f"{where}.merge[{ref_index}]",
+                    )
+                    ok = False
+            template = next(
+                (
+                    o
+                    for o in own
+                    if o.is_kind(TOPOLOGY, "Template") and o.name == str(entry.get("template"))
+                ),
+                None,
+            )
+            template_id = template.get("spec.templateId") if template is not None else None
+            problem = self_placement(catalog, str(template_id), own) if template_id else ""
+            if problem:
+                results.error(problem, placement, f"{where}.template")
+                ok = False
+    return ok
 
 
 BUILTINS = {
@@ -201,4 +356,13 @@ DEFAULT_REGISTRATIONS = {
     (TOPOLOGY, "Placement"): "placement",
 }
 
-__all__ = ["BUILTINS", "DEFAULT_REGISTRATIONS", "prepare_mode", "slug"]
+__all__ = [
+    "BUILTINS",
+    "DEFAULT_REGISTRATIONS",
+    "cap_name",
+    "check_placements",
+    "child_folders",
+    "prepare_mode",
+    "self_placement",
+    "slug",
+]
