@@ -282,28 +282,20 @@ def interface(path: str, network: str, namespace: str = "") -> str:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "interface-expander does not detect two Interfaces named n6. In a.yaml and b/b.yaml "
-        "(networks vpc-a, vpc-b): each gets its own IPAllocation, exit 0; children are matched "
-        "by ownerReference name, so a rerun marks a.yaml's n6-ip-f7ee27 for deletion (running "
-        "twice differs from once). In "
-        "two namespaces with the same spec: the first one's child n6-ip-f7ee27 is written, "
-        "then reported as 'already exists and is not owned by Interface n6' (exit 1, "
-        "half-written output, the message blames the child). Expected: an error result on "
-        "the second Interface at metadata.name naming the first one's file, exit 1, no "
-        "children; add it in functions/interface_expander/expand.py process() before the "
-        "expansion loop (names compared without namespace, as children are matched)"
-    ),
-)
 @pytest.mark.parametrize(
     "second", [interface("b/b.yaml", "vpc-b"), interface("c.yaml", "vpc-a", namespace="other")]
 )
 def test_interface_expander_duplicate_names(second: str) -> None:
     items = [kptfile("upf"), CLUSTER_CONTEXT, interface("a.yaml", "vpc-a"), second]
     errors = refused(expander_process, ExpanderConfig, items)
-    assert any(ref_of(e) == ("Interface", "n6") and "n6" in e["message"] for e in errors)
+    assert len(errors) == 2
+    assert all(ref_of(e) == ("Interface", "n6") for e in errors)
+    assert all(e["field"]["path"] == "metadata.name" for e in errors)
+    files = [e["file"]["path"] for e in errors]
+    assert sorted(files) == sorted(["a.yaml", second.split("path: '", 1)[1].split("'", 1)[0]])
+    for error, other in zip(errors, reversed(files), strict=True):
+        assert "duplicate Interface name 'n6'" in error["message"]
+        assert other in error["message"]
 
 
 # --- topology-to-pvs: duplicate NF instance names -------------------------------------------
@@ -350,19 +342,6 @@ def test_topology_duplicate_instance_names() -> None:
     assert errors[0]["field"]["path"] == "spec.nfInstances[2].name"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "topology-to-pvs: distinct instance names that clean to one PackageVariantSet name "
-        "(instances 'UPF_1' and 'upf-1' of topology t1 both give t1-upf-1; or topology 'a' "
-        "instance 'b-c' and topology 'a-b' instance 'c' both give a-b-c) write the first PVS "
-        "and then report it as a foreign 'already exists and was not generated from "
-        "NFTopology' error (exit 1, but half-written output). Expected: an error on the "
-        "NFTopology at spec.nfInstances[1].name naming both instances, nothing written; add "
-        "the check in functions/topology_to_pvs/process.py before _sync (desired names "
-        "unique across all topologies of the package)"
-    ),
-)
 @pytest.mark.parametrize(
     "topologies",
     [
@@ -374,3 +353,14 @@ def test_topology_duplicate_instance_names() -> None:
 def test_topology_instances_with_one_pvs_name(topologies: list[str]) -> None:
     errors = refused(topology_process, TopologyConfig, [kptfile("t"), NF_CLASS, *topologies])
     assert all(ref_of(e)[0] == "NFTopology" for e in errors)
+    assert len(errors) == 2
+    paths = [(ref_of(e)[1], e["field"]["path"]) for e in errors]
+    if len(topologies) == 1:
+        expected = [("t1", "spec.nfInstances[0].name"), ("t1", "spec.nfInstances[1].name")]
+        names = ("'UPF_1'", "'upf-1'")
+    else:
+        expected = [("a", "spec.nfInstances[0].name"), ("a-b", "spec.nfInstances[0].name")]
+        names = ("'b-c'", "'c'")
+    assert sorted(paths) == expected
+    for error in errors:
+        assert all(name in error["message"] for name in names), error["message"]

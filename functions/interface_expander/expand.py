@@ -30,11 +30,14 @@ def process(rl: ResourceList, config: Config) -> None:
     found = find_cluster(list(rl.items), rl.results, api_version, kind)
     cluster = dialect.read_cluster(found) if found is not None else None
     interfaces = list(rl.items.where(is_kind(INTERFACE_KIND, INTERFACE_API_VERSION)))
+    duplicates = report_duplicates(rl, interfaces)
     sync = ChildSync(
         rl.items, owns=dialect.owns, ownership=dialect.ownership, deletion=dialect.deletion
     )
     created: dict[str, int] = {}
     for obj in interfaces:
+        if obj.name in duplicates:
+            continue  # error reported; its children and conditions stay as they are
         try:
             changes = expand_interface(rl, obj, dialect, cluster, config, conditions, sync)
         except KrmError as exc:
@@ -53,6 +56,38 @@ def process(rl: ResourceList, config: Config) -> None:
         record_child(rl, dialect, conditions, change, why, replaces=[])
     forget_gone_interfaces(dialect, conditions, {obj.name for obj in interfaces})
     conditions.flush()
+
+
+def report_duplicates(rl: ResourceList, interfaces: list[KubeObject]) -> set[str]:
+    """Names held by more than one Interface, each of them with an error result.
+
+    Children are matched to their Interface by name only (not namespace), so two Interfaces of
+    one name, in any namespaces, would fight over the same children: none of them is expanded.
+    """
+    by_name: dict[str, list[KubeObject]] = {}
+    for obj in interfaces:
+        by_name.setdefault(obj.name, []).append(obj)
+    duplicates: set[str] = set()
+    for name, group in by_name.items():
+        if len(group) < 2:
+            continue
+        duplicates.add(name)
+        for obj in group:
+            others = ", ".join(where(other) for other in group if other is not obj)
+            rl.results.error(
+                f"duplicate Interface name {name!r}: also used by the Interface in {others}; "
+                "Interface names must be unique in the package (whatever the namespace), so "
+                "none of them is expanded: rename or remove one",
+                obj,
+                "metadata.name",
+            )
+    return duplicates
+
+
+def where(obj: KubeObject) -> str:
+    """The file of an item (and its namespace when it has one), for a message."""
+    text = obj.path or "an item without a path annotation"
+    return f"{text} (namespace {obj.namespace})" if obj.namespace else text
 
 
 def expand_interface(

@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from krmlib import Items, KubeObject, ResourceList, Results
 
 from .config import Config
 from .deployed import NFDEPLOYED_DIR, NFDEPLOYED_KIND, desired_nfdeployed, entries
-from .gates import apply_gates, gates
+from .gates import Gate, apply_gates, gates
 from .naming import dns_label
-from .porch import matching_targets, package_revisions, revisions_of, target_objects
+from .porch import Revision, matching_targets, package_revisions, revisions_of, target_objects
 from .pvs import ANN_TOPOLOGY, PVS_DIR, PVS_KIND, desired_pvs
-from .topology import Instance, class_objects, read_topology, topologies
+from .topology import Instance, Topology, class_objects, read_topology, topologies
 
 GENERATED_KINDS = {PVS_KIND: "config.porch.kpt.dev", NFDEPLOYED_KIND: "workload.nephio.org"}
+
+
+@dataclass
+class _Planned:
+    """One readable topology with everything it would write, before anything is written."""
+
+    topology: Topology
+    desired: list[dict[str, Any]]
+    by_waiter: dict[str, list[Gate]]
+    revisions: dict[str, list[Revision]]
 
 
 def process(rl: ResourceList, config: Config) -> None:
@@ -23,6 +34,7 @@ def process(rl: ResourceList, config: Config) -> None:
     revisions_in = package_revisions(items)
     targets_in = target_objects(items, config)
     seen: set[tuple[str, str]] = set()
+    planned: list[_Planned] = []
     for obj in topologies(items):
         seen.add((obj.namespace, obj.name))
         topology = read_topology(obj, classes, results)
@@ -42,12 +54,57 @@ def process(rl: ResourceList, config: Config) -> None:
         ]
         listed = entries(topology, config, revisions, matched)
         desired.append(desired_nfdeployed(topology, listed))
-        _sync(items, obj, desired, results)
-        apply_gates(topology, config.wait_rules, by_waiter, revisions)
+        planned.append(_Planned(topology, desired, by_waiter, revisions))
+    clashing = _report_name_clashes(planned, results)
+    for plan in planned:
+        if id(plan.topology.obj) in clashing:
+            continue  # errors reported; its generated items stay as they are
+        _sync(items, plan.topology.obj, plan.desired, results)
+        apply_gates(plan.topology, config.wait_rules, plan.by_waiter, plan.revisions)
     for obj in generated(items):
         if (obj.namespace, obj.annotations[ANN_TOPOLOGY]) not in seen:
             items.remove(obj)
             results.info(f"removed: its NFTopology {obj.annotations[ANN_TOPOLOGY]} is gone", obj)
+
+
+def _report_name_clashes(planned: list[_Planned], results: Results) -> set[int]:
+    """Generated items that would share a kind, namespace and name: an error per source.
+
+    Distinct instance names can clean to one name (``UPF_1`` and ``upf-1``; topology ``a`` with
+    instance ``b-c`` and topology ``a-b`` with instance ``c``). Every instance (or topology, for
+    NFDeployed) involved gets an error naming the others; the ids of the topologies involved are
+    returned, and none of them writes anything.
+    """
+    sources: dict[tuple[str, str, str], list[tuple[Topology, str, str]]] = {}
+    for plan in planned:
+        instances: list[Instance | None] = [*plan.topology.instances, None]  # NFDeployed last
+        for data, instance in zip(plan.desired, instances, strict=True):
+            meta = data["metadata"]
+            key = (data["kind"], meta.get("namespace", ""), meta["name"])
+            if instance is not None:
+                source = (plan.topology, f"{instance.path}.name", f"instance {instance.name!r}")
+            else:
+                source = (plan.topology, "metadata.name", "the topology")
+            sources.setdefault(key, []).append(source)
+    clashing: set[int] = set()
+    for (kind, _namespace, name), group in sources.items():
+        if len(group) < 2:
+            continue
+        for index, (topology, field, what) in enumerate(group):
+            others = "; ".join(
+                f"{other_what} of NFTopology {other.name} ({other_field})"
+                for i, (other, other_field, other_what) in enumerate(group)
+                if i != index
+            )
+            results.error(
+                f"{what} would write {kind} {name}, and so would {others}: names are "
+                "cleaned to DNS labels, so rename one of them (the topologies involved "
+                "write nothing)",
+                topology.obj,
+                field,
+            )
+            clashing.add(id(topology.obj))
+    return clashing
 
 
 def _report_matches(
