@@ -2,7 +2,23 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from typing import Any
+
+import pytest
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _reproducible_time() -> Iterator[None]:
+    """Deletion timestamps and the like come from SOURCE_DATE_EPOCH in every test."""
+    saved = os.environ.get("SOURCE_DATE_EPOCH")
+    os.environ["SOURCE_DATE_EPOCH"] = "1700000000"
+    yield
+    if saved is None:
+        os.environ.pop("SOURCE_DATE_EPOCH", None)
+    else:
+        os.environ["SOURCE_DATE_EPOCH"] = saved
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

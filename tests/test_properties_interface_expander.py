@@ -10,23 +10,26 @@ run is deterministic; children get valid Kubernetes names.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from krmfn.interface_expander import Config, process
 
-from krmlib import KubeObject, ResourceList, _yaml, run_text
-from tests.test_krmlib_properties import COMMENTS, NAMES, VALUES, _scalar_text, items
-
-Identity = tuple[str, str, str, str, str]
+from krmlib import ResourceList, run_text
+from tests.property_support import (
+    UNRELATED,
+    identity,
+    output_items,
+    resource_list,
+    result_key,
+    results_of,
+    text_identity,
+    without_results,
+)
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
 DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
-SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 CHILD_KINDS = {
     "design": {
         ("ipam.nephio.org/v1alpha1", "IPAllocation"),
@@ -41,83 +44,6 @@ CHILD_KINDS = {
         ("vlan.resource.nephio.org/v1alpha1", "VLANClaim"),
     },
 }
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _epoch() -> Iterator[None]:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("SOURCE_DATE_EPOCH", "1700000000")
-        yield
-
-
-# --- generic helpers -----------------------------------------------------------------------
-
-
-def identity(obj: KubeObject) -> Identity:
-    """Who an item is: apiVersion, kind, namespace, name and file (subpackages repeat names)."""
-    return (obj.api_version, obj.kind, obj.namespace, obj.name, obj.path or "")
-
-
-def text_identity(text: str) -> Identity:
-    return identity(KubeObject(src=text, form="item"))
-
-
-def resource_list(texts: list[str], config: str = "") -> str:
-    head = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
-    return head + "".join(texts) + config
-
-
-def output_items(out: str) -> dict[Identity, str]:
-    return {identity(obj): obj.to_item() for obj in ResourceList.parse(out).items}
-
-
-def without_results(out: str) -> str:
-    return ResourceList.parse(out).to_yaml(with_results=False)
-
-
-def result_key(result: dict[str, Any]) -> tuple[Any, ...]:
-    ref = result.get("resourceRef") or {}
-    file = result.get("file") or {}
-    return (
-        SEVERITY_RANK[result["severity"]],
-        file.get("path", ""),
-        file.get("index", -1),
-        ref.get("apiVersion", ""),
-        ref.get("kind", ""),
-        ref.get("namespace", ""),
-        ref.get("name", ""),
-        (result.get("field") or {}).get("path", ""),
-        result["message"],
-    )
-
-
-def results_of(out: str) -> list[dict[str, Any]]:
-    results = _yaml.load_plain(out).get("results") or []
-    assert isinstance(results, list)
-    return results
-
-
-@st.composite
-def config_maps(draw: st.DrawFn) -> str:
-    """An unrelated ConfigMap in kpt's layout, with comments and quoted values."""
-    name = draw(NAMES)
-    lines = [
-        "- # an unrelated ConfigMap",
-        "  apiVersion: v1",
-        "  kind: ConfigMap",
-        "  metadata:",
-        f"    name: cm-{name}{draw(COMMENTS)}",
-        "    annotations:",
-        f"      config.kubernetes.io/path: 'config/cm-{name}.yaml'",
-        "  data:",
-    ]
-    entries = draw(st.dictionaries(NAMES, VALUES, min_size=1, max_size=4))
-    lines += [f"    {k}: {_scalar_text(v)}{draw(COMMENTS)}" for k, v in entries.items()]
-    lines.append("    quoted: 'single # not a comment'")
-    return "\n".join(lines) + "\n"
-
-
-UNRELATED = st.lists(st.one_of(items(), config_maps()), max_size=4, unique_by=text_identity)
 
 
 # --- the function's inputs -----------------------------------------------------------------
