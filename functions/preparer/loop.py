@@ -81,10 +81,6 @@ def process(rl: ResourceList, config: Config) -> None:
     deployment = find_deployment(own)
     if deployment is not None and is_prepared(deployment):
         return
-    # Workaround (krmlib): results found in the input are re-emitted even by
-    # to_yaml(with_results=False); a package we prepare again reports afresh (kpt itself never
-    # sends results to a function), an untouched package passes everything through.
-    rl._input_results = ""
     folder = catalog_folder(config, view.root)
     if folder is not None and view.root is not None and view.root.is_relative_to(folder):
         rl.results.info(f"{view.root.name}: a catalog package, not prepared")
