@@ -109,7 +109,7 @@ class DataClient:
         False (and nothing done) when the subpackage exists already."""
         if self.has_deployment(folder):
             return False
-        from krmfn.merger import merge_resources  # noqa: TID251 (the ban is for krmlib)
+        from krmfn.merger import merge_resources
 
         parent_id = self.deployment_id()
         objects = template.load()
