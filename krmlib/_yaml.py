@@ -154,7 +154,7 @@ def check_bounds(text: str) -> None:
         raise InputError(f"constructor tag {match.group(0)!r} is not allowed", line=line)
     if "- - - - " in text and _DEEP_SEQ.search(text):
         raise InputError("YAML nesting too deep (more than 100 nested sequences on one line)")
-    if _has_token(text, "&") and _has_token(text, "*"):
+    if has_token(text, "&") and has_token(text, "*"):
         _check_alias_expansion(text)
     if text.count("[") + text.count("{") > 64 and _DEEP_FLOW.search(text):
         depth = _flow_depth(text)
@@ -220,21 +220,17 @@ def _max_indent(text: str) -> int:
 _TOKEN_BEFORE = frozenset(" \t\n[{,:-")
 
 
-def has_token(text: str, sign: str) -> bool:
-    """True if ``sign`` starts an anchor/alias token somewhere (after a space, ``[``, ``-``...)."""
-    at = text.find(sign)
+def has_token(text: str, sign: str, start: int = 0, end: int | None = None) -> bool:
+    """True if ``sign`` starts an anchor/alias token in ``text[start:end]`` (after a space,
+    ``[``, ``-``...)."""
+    stop = len(text) if end is None else end
+    at = text.find(sign, start, stop)
     while at != -1:
-        if (at == 0 or text[at - 1] in _TOKEN_BEFORE) and text[at + 1 : at + 2] not in (
-            "",
-            " ",
-            "\n",
-        ):
+        before_ok = at == 0 or text[at - 1] in _TOKEN_BEFORE
+        if before_ok and text[at + 1 : at + 2] not in ("", " ", "\n"):
             return True
-        at = text.find(sign, at + 1)
+        at = text.find(sign, at + 1, stop)
     return False
-
-
-_has_token = has_token
 
 
 def load_plain(text: str) -> Any:

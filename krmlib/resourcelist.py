@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -60,25 +61,27 @@ class ResourceList:
         """One YAML document: the ResourceList (items in their order, then results).
 
         ``with_results=False`` leaves out every result, earlier functions' included."""
-        out = [f"apiVersion: {self.api_version}\n", f"kind: {RL_KIND}\n"]
+        return "".join(self.iter_yaml(with_results))
+
+    def iter_yaml(self, with_results: bool = True) -> Iterator[str]:
+        """The pieces of :meth:`to_yaml`, so a big output can be written without joining it."""
+        yield f"apiVersion: {self.api_version}\nkind: {RL_KIND}\n"
         if len(self.items):
-            out.append("items:\n")
-            out.extend(obj.to_item() for obj in self.items)
+            yield "items:\n"
+            for obj in self.items:
+                yield obj.to_item()
         else:
-            out.append("items: []\n")
+            yield "items: []\n"
         if self.function_config is not None:
-            config = self.function_config.to_yaml()
-            out.append("functionConfig:\n")
-            out.append(_indent(config))
+            yield "functionConfig:\n" + _indent(self.function_config.to_yaml())
         for _key, section in self._extra:
-            out.append(section)
+            yield section
         results = self.results.sorted() if with_results else []
         earlier = self._input_results if with_results else ""
         if results or earlier:
-            out.append("results:\n")
-            out.append(earlier)
-            out.extend(doc_to_item(_yaml.dump_plain(r.to_dict())) for r in results)
-        return "".join(out)
+            yield "results:\n" + earlier
+            for result in results:
+                yield doc_to_item(_yaml.dump_plain(result.to_dict()))
 
     def to_stream(self) -> str:
         """The items as a multi-document stream (standalone use)."""
@@ -105,7 +108,8 @@ def _split(text: str) -> ResourceList | None:
         return None
     if text and not text.endswith("\n"):
         text += "\n"
-    sections: list[tuple[str, str, str]] = []  # (key, inline value, body text)
+    sections: list[tuple[str, str, str]] = []  # (key, inline value, body text; "" for items)
+    items_span = (0, 0)  # the items section's body, by offsets (not copied: it is most of the text)
     body_lines: dict[str, int] = {}  # key -> line number of the body's first line
     if not text or text[0] in " \n-":
         return None
@@ -116,9 +120,12 @@ def _split(text: str) -> ResourceList | None:
         if top is None:
             return None  # comments at column 0, document markers, flow style: full parse
         end = starts[index + 1] if index + 1 < len(starts) else len(text)
-        sections.append((top.group(1), top.group(2).strip(), text[line_end + 1 : end]))
         if top.group(1) == "items":
             body_lines["items"] = text.count("\n", 0, line_end) + 2
+            items_span = (line_end + 1, end)
+            sections.append((top.group(1), top.group(2).strip(), ""))
+        else:
+            sections.append((top.group(1), top.group(2).strip(), text[line_end + 1 : end]))
     keys = [key for key, _, _ in sections]
     if len(set(keys)) != len(keys):
         return None
@@ -138,9 +145,11 @@ def _split(text: str) -> ResourceList | None:
             continue
         if key == "items":
             has_items = True
-            if value == "[]" and not body.strip():
+            begin, end = items_span
+            blank = _CONTENT.search(text, begin, end) is None
+            if value == "[]" and blank:
                 continue
-            if value or not _split_items(body, rl, body_lines["items"]):
+            if value or not _split_items(text, begin, end, rl, body_lines["items"]):
                 return None
         elif key == "functionConfig":
             if value and value != "{}":
@@ -162,20 +171,26 @@ def _split(text: str) -> ResourceList | None:
     return rl
 
 
-def _split_items(body: str, rl: ResourceList, first_line: int) -> bool:
-    """Cut the items section at its column-0 ``- `` entries; False if it is not that layout."""
-    if not body.strip():
+_CONTENT = re.compile(r"\S")
+_FIRST = re.compile(r"[^\n]")
+
+
+def _split_items(text: str, begin: int, end: int, rl: ResourceList, first_line: int) -> bool:
+    """Cut ``text[begin:end]`` (the items section) at its column-0 ``- `` entries; False if it is
+    not that layout."""
+    if _CONTENT.search(text, begin, end) is None:
         return True
-    if not body.lstrip("\n").startswith("-"):
+    first = _FIRST.search(text, begin, end)
+    if first is None or text[first.start()] != "-":
         return False  # indented entries or stray content: full parse
-    if _yaml.has_token(body, "*"):
+    if _yaml.has_token(text, "*", begin, end):
         return False  # an alias may point into another item: parse the whole list
-    starts = [0] if body.startswith("-") else []
-    starts += [match.start() + 1 for match in _ITEM_START.finditer(body)]
-    starts.append(len(body))
-    line = first_line + body.count("\n", 0, starts[0])
-    for begin, end in itertools.pairwise(starts):
-        chunk = body[begin:end]
+    starts = [begin] if text.startswith("-", begin) else []
+    starts += [match.start() + 1 for match in _ITEM_START.finditer(text, begin, end)]
+    starts.append(end)
+    line = first_line + text.count("\n", begin, starts[0])
+    for start, stop in itertools.pairwise(starts):
+        chunk = text[start:stop]
         if chunk.startswith("-\n") or chunk == "-":
             return False
         obj = KubeObject(src=chunk, form="item")

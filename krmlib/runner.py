@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -37,6 +37,7 @@ def run_resource_list(
         rl = ResourceList()
         rl.results.from_error(exc)
         return rl
+    del text  # the items hold their own text; let a big input go before processing
     return process_resource_list(process, config_model, rl)
 
 
@@ -91,20 +92,24 @@ def run(
     if opts.paths or opts.fn_config:
         return _run_files(process, config_model, name, opts.paths, opts.fn_config, opts.output)
     try:
-        text = decode(sys.stdin.buffer.read())
+        # No name keeps the input text alive once the items are split from it (memory).
+        rl = run_resource_list(process, config_model, decode(sys.stdin.buffer.read()))
     except KrmError as exc:
         rl = ResourceList()
         rl.results.from_error(exc)
-        _write(rl.to_yaml())
-        return 1
-    rl = run_resource_list(process, config_model, text)
-    _write(rl.to_yaml())
+    _write_pieces(rl.iter_yaml())
     return 1 if rl.results.has_errors else 0
 
 
 def _write(text: str) -> None:
-    sys.stdout.buffer.write(text.encode("utf-8"))
-    sys.stdout.flush()
+    _write_pieces([text])
+
+
+def _write_pieces(pieces: Iterable[str]) -> None:
+    out = sys.stdout.buffer
+    for piece in pieces:
+        out.write(piece.encode("utf-8"))
+    out.flush()
 
 
 def _run_files(
