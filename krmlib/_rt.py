@@ -165,13 +165,5 @@ def restyle(old: Any, new: Any) -> Any:
     return new
 
 
-def is_map(value: Any) -> bool:
-    return isinstance(value, dict)
-
-
-def is_seq(value: Any) -> bool:
-    return isinstance(value, list)
-
-
 def new_map() -> Any:
     return CommentedMap()

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import yaml
@@ -367,19 +366,3 @@ def to_plain(value: Any, budget: list[int] | None = None) -> Any:
     if isinstance(value, datetime.datetime | datetime.date):
         return value.isoformat()
     return value
-
-
-def iter_docs(text: str) -> Iterator[str]:
-    """Split a multi-document stream on ``---`` lines (block scalars never start at column 0)."""
-    doc: list[str] = []
-    for line in text.splitlines(keepends=True):
-        if line.startswith("---") and (line[3:].strip() == "" or line[3:].lstrip().startswith("#")):
-            if any(part.strip() and not part.lstrip().startswith("#") for part in doc):
-                yield "".join(doc)
-            doc = []
-            continue
-        if line.rstrip() == "...":
-            continue
-        doc.append(line)
-    if any(part.strip() and not part.lstrip().startswith("#") for part in doc):
-        yield "".join(doc)
