@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import strategies as st
@@ -79,3 +80,32 @@ def config_maps(draw: st.DrawFn) -> str:
 
 
 UNRELATED = st.lists(st.one_of(items(), config_maps()), max_size=4, unique_by=text_identity)
+
+
+Run = Callable[[str], tuple[str, int]]
+
+
+def assert_idempotent(run: Run, text: str) -> None:
+    """Running twice equals running once (results aside)."""
+    once, _ = run(text)
+    twice, _ = run(once)
+    assert without_results(twice) == without_results(once)
+
+
+def assert_items_kept(run: Run, text: str) -> None:
+    """Every input item is still there, in its order."""
+    out, _ = run(text)
+    before = [identity(o) for o in ResourceList.parse(text).items]
+    after = [identity(o) for o in ResourceList.parse(out).items]
+    assert set(before) <= set(after)
+    assert [i for i in after if i in set(before)] == before
+
+
+def assert_results_sorted_and_deterministic(run: Run, text: str) -> None:
+    """The same input gives the same output; results are sorted; exit 1 exactly on errors."""
+    first, code = run(text)
+    second, code_again = run(text)
+    assert (first, code) == (second, code_again)
+    results = results_of(first)
+    assert results == sorted(results, key=result_key)
+    assert code == (1 if any(r["severity"] == "error" for r in results) else 0)

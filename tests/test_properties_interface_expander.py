@@ -18,13 +18,12 @@ from krmfn.interface_expander import Config, process
 from krmlib import ResourceList, run_text
 from tests.property_support import (
     UNRELATED,
-    identity,
+    assert_idempotent,
+    assert_items_kept,
+    assert_results_sorted_and_deterministic,
     output_items,
     resource_list,
-    result_key,
-    results_of,
     text_identity,
-    without_results,
 )
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -185,31 +184,19 @@ def test_untouched_items_are_byte_identical(package: tuple[str, str, list[str], 
 @SETTINGS
 @given(packages())
 def test_running_twice_equals_running_once(package: tuple[str, str, list[str], list[str]]) -> None:
-    once, _ = run(package[0])
-    twice, _ = run(once)
-    assert without_results(twice) == without_results(once)
+    assert_idempotent(run, package[0])
 
 
 @SETTINGS
 @given(packages())
 def test_every_input_item_is_kept(package: tuple[str, str, list[str], list[str]]) -> None:
-    text = package[0]
-    out, _ = run(text)
-    before = [identity(o) for o in ResourceList.parse(text).items]
-    after = [identity(o) for o in ResourceList.parse(out).items]
-    assert set(before) <= set(after)
-    assert [i for i in after if i in set(before)] == before  # in their order
+    assert_items_kept(run, package[0])
 
 
 @SETTINGS
 @given(packages())
 def test_results_sorted_and_deterministic(package: tuple[str, str, list[str], list[str]]) -> None:
-    first, code = run(package[0])
-    second, code_again = run(package[0])
-    assert (first, code) == (second, code_again)
-    results = results_of(first)
-    assert results == sorted(results, key=result_key)
-    assert code == (1 if any(r["severity"] == "error" for r in results) else 0)
+    assert_results_sorted_and_deterministic(run, package[0])
 
 
 @SETTINGS
