@@ -283,8 +283,9 @@ class KubeObject:
                 changed = self.delete(sub) or changed
             elif isinstance(item, Mapping) and isinstance(current.get(key), dict):
                 changed = self.merge(sub, item) or changed
-            else:
-                changed = self.set(sub, item) or changed
+            else:  # a new or replaced value: its nulls remove nothing, so they are dropped
+                value_ = _drop_none(item) if isinstance(item, Mapping) else item
+                changed = self.set(sub, value_) or changed
         return changed
 
     def delete(self, path: Path) -> bool:

@@ -254,3 +254,11 @@ def test_booleans_and_nulls_keep_their_spelling_on_edit() -> None:
     o.labels["l"] = "v"
     assert "a: True" in o.to_yaml() and "b: ~" in o.to_yaml()
     assert o.get("spec.a") is True and o.get("spec.b") is None
+
+
+def test_merge_drops_nulls_inside_new_values() -> None:
+    o = KubeObject.from_dict({"apiVersion": "v1", "kind": "X", "metadata": {"name": "x"}})
+    o.merge("", {"spec": {"labels": {"a": None, "b": "1"}}})
+    assert o.get("spec") == {"labels": {"b": "1"}}
+    o.merge("", {"spec": {"labels": {"b": None}}})
+    assert o.get("spec") == {"labels": {}}
