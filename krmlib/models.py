@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .errors import ConfigError, KrmError
+from .errors import KrmError
 from .paths import format_path
 
 if TYPE_CHECKING:
@@ -29,14 +29,13 @@ def validate_model(
     try:
         return model.model_validate(data)  # type: ignore[attr-defined,no-any-return]
     except ValidationError as exc:
-        raise error(*describe(exc, prefix), obj=obj, field=_first_field(exc, prefix)) from None
+        raise error(describe(exc, prefix), obj=obj, field=_first_field(exc, prefix)) from None
 
 
 def validation_errors(exc: ValidationError, prefix: str = "") -> list[tuple[str, str]]:
     """Every failure as (field path, message)."""
     out = []
     for err in exc.errors():
-        path = format_path([prefix] if prefix else []) if False else None  # noqa: F841
         keys = [str(k) if not isinstance(k, int) else k for k in err["loc"]]
         field = ".".join(p for p in (prefix, format_path(keys)) if p)
         message = err["msg"]
@@ -48,12 +47,12 @@ def validation_errors(exc: ValidationError, prefix: str = "") -> list[tuple[str,
     return out
 
 
-def describe(exc: ValidationError, prefix: str = "") -> tuple[str]:
-    parts = [
+def describe(exc: ValidationError, prefix: str = "") -> str:
+    """Every failure in one line: ``field: message; field: message``."""
+    return "; ".join(
         f"{field}: {message}" if field else message
         for field, message in validation_errors(exc, prefix)
-    ]
-    return ("; ".join(parts),)
+    )
 
 
 def _first_field(exc: ValidationError, prefix: str) -> str | None:
@@ -70,4 +69,4 @@ def dump_model(value: Any) -> dict[str, Any]:
     return dict(value)
 
 
-__all__ = ["ConfigError", "describe", "dump_model", "validate_model", "validation_errors"]
+__all__ = ["describe", "dump_model", "validate_model", "validation_errors"]
