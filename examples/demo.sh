@@ -20,7 +20,7 @@ for pkg in */; do
   echo "--- what changed (git diff --stat, then the diff):"
   git -C "$work/$pkg" add -A
   git -C "$work/$pkg" diff --cached --stat
-  git -C "$work/$pkg" diff --cached | head -n 200
+  git -C "$work/$pkg" diff --cached | sed -n "1,200p"  # sed reads it all: no SIGPIPE under pipefail
   echo
 done
 [ "$shown" = 1 ] || echo "no example packages yet"
