@@ -364,3 +364,16 @@ def test_topology_instances_with_one_pvs_name(topologies: list[str]) -> None:
     assert sorted(paths) == expected
     for error in errors:
         assert all(name in error["message"] for name in names), error["message"]
+
+
+def test_preparer_two_placements_cannot_place_the_same_child() -> None:
+    catalog = OWN_TEMPLATE.replace("kind: Placement", "kind: NotAPlacement")
+    items = [kptfile("topo"), catalog, topology("Placement", "cu", PLACEMENT)]
+    items += [topology("Placement", "cu-again", PLACEMENT), TEMPLATE_T, SITE_S]
+    out, code = run_text(preparer_process, PreparerConfig, HEAD + "".join(items))
+    assert code == 1, out
+    errors = [r for r in _yaml.load_plain(out).get("results") or [] if r["severity"] == "error"]
+    assert any(
+        ref_of(e) == ("Placement", "cu-again") and "Placement cu already created" in e["message"]
+        for e in errors
+    ), errors

@@ -116,6 +116,18 @@ def prepare_sites(ctx: PluginContext) -> bool:
     return True
 
 
+def _folders_of_other_placements(ctx: PluginContext, target: KubeObject) -> dict[str, str]:
+    """Child folders that the package's other Placements recorded: folder -> Placement name."""
+    taken: dict[str, str] = {}
+    for other in ctx.own():
+        if other is target or not other.is_kind(TOPOLOGY, "Placement"):
+            continue
+        for record in other.get("status.deployments", []) or []:
+            if isinstance(record, dict) and record.get("folder"):
+                taken[str(record["folder"])] = other.name
+    return taken
+
+
 def _own(ctx: PluginContext, kind: str, name: str) -> KubeObject | None:
     return next(
         (o for o in ctx.own() if o.is_kind(TOPOLOGY, kind) and o.name == name),
@@ -180,6 +192,16 @@ def prepare_placement(ctx: PluginContext) -> bool:
             raise KrmError(
                 f"Template {owner[0]} at site {owner[1]!r} and Template {name} at site "
                 f"{site_id!r} give the same child deployment folder {folder}",
+                obj=target,
+                field="spec.templates",
+            )
+    taken = _folders_of_other_placements(ctx, target)
+    for (name, site_id), folder in sorted(folders.items()):
+        if folder in taken:
+            raise KrmError(
+                f"Template {name} at site {site_id!r} gives the child deployment folder {folder}, "
+                f"which Placement {taken[folder]} already created: two Placements of one package "
+                "cannot place the same child",
                 obj=target,
                 field="spec.templates",
             )
