@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from krmlib import ConfigError, FunctionConfig, KubeObject, Results
+from krmlib import FunctionConfig
 
 NF_TYPES = ("upf", "smf", "amf")
 
@@ -55,26 +55,3 @@ class Config(FunctionConfig):
         default=(WaitRule(waiter="smf", waitsFor="upf"),), alias="waitRules"
     )
     capacity_mode: CapacityMode = Field(default="packageContext", alias="capacityMode")
-
-    @classmethod
-    def from_configmap(
-        cls,
-        data: dict[str, Any],
-        results: Results | None = None,
-        obj: KubeObject | None = None,
-    ) -> Config:
-        """As the library's, but an error inside a list field names the ConfigMap key.
-
-        (krmlib names ``data.waitRules[0]`` for a bad ``wait-rules`` entry; the user wrote the
-        key ``wait-rules``.)
-        """
-        try:
-            return super().from_configmap(data, results, obj)
-        except ConfigError as exc:
-            keys = {path: key for key, path in cls.configmap_keys().items()}
-            field = exc.field or ""
-            for path, key in keys.items():
-                if field.startswith(f"data.{path}["):
-                    message = exc.message.replace(field, f"data.{key}")
-                    raise ConfigError(message, obj=exc.obj, field=f"data.{key}") from None
-            raise
