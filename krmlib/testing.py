@@ -48,6 +48,7 @@ __all__ = [
     "check_kpt",
     "golden_cases",
     "kpt_source",
+    "read_tree",
     "run_kpt",
     "script_path",
 ]
@@ -205,7 +206,8 @@ def run_kpt(
     )
 
 
-def _tree(root: Path) -> dict[str, bytes]:
+def read_tree(root: Path) -> dict[str, bytes]:
+    """Every file below ``root``: relative path -> bytes (to compare packages on disk)."""
     return {
         str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
     }
@@ -219,7 +221,7 @@ def _compare_trees(actual: Path, expected: Path) -> None:
         return
     if not expected.exists():
         raise AssertionError(f"{expected} is missing (run with KRMFN_UPDATE_GOLDEN=1)")
-    got, want = _tree(actual), _tree(expected)
+    got, want = read_tree(actual), read_tree(expected)
     problems = []
     for name in sorted(set(got) | set(want)):
         if name not in got:
@@ -260,6 +262,6 @@ def check_kpt(case: GoldenCase, script: str) -> None:
         _compare_trees(work, case.expected / "package")
         again = run_kpt(args, env=case.env)
         assert again.returncode == 0, f"{case}: second kpt run failed:\n{again.stderr}"
-        before = _tree(case.expected / "package")
-        after = _tree(work)
+        before = read_tree(case.expected / "package")
+        after = read_tree(work)
         assert before == after, f"{case}: second kpt run changed files on disk"

@@ -8,15 +8,9 @@ from pathlib import Path
 import pytest
 from krmfn.applyset_labeler import applyset_id
 
-from krmlib.testing import run_kpt
+from krmlib.testing import read_tree, run_kpt
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "applyset"
-
-
-def _snapshot(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
-    }
 
 
 @pytest.mark.kpt
@@ -28,7 +22,7 @@ def test_applyset_example_renders_and_a_second_render_changes_nothing(tmp_path: 
     set_id = applyset_id("shop-applyset", "shop", "ConfigMap", "")
     assert "would be pruned: live member of the set, not in the package" in first.stderr
     assert "1 pruned, 2 created, 1 updated, 2 unchanged" in first.stderr
-    once = _snapshot(work)
+    once = read_tree(work)
     parent = once["configmap_shop-applyset.yaml"].decode()
     assert f"applyset.kubernetes.io/id: {set_id}" in parent
     assert "contains-group-kinds: ConfigMap,Deployment.apps,Namespace,Service" in parent
@@ -43,7 +37,7 @@ def test_applyset_example_renders_and_a_second_render_changes_nothing(tmp_path: 
     assert "# The shop front end." in once["web.yaml"].decode()
     second = run_kpt(["fn", "render", "--allow-exec", str(work)])
     assert second.returncode == 0, second.stderr
-    assert _snapshot(work) == once
+    assert read_tree(work) == once
 
 
 @pytest.mark.kpt
@@ -55,7 +49,7 @@ def test_upf_pipeline_ends_with_the_labeler_in_kubectl_mode(tmp_path: Path) -> N
     assert first.returncode == 0, first.stderr
     set_id = applyset_id("upf", "upf", "Secret", "")
     assert "kubectl apply -n upf --prune --applyset=secrets/upf" in first.stderr
-    once = _snapshot(work)
+    once = read_tree(work)
     parent = once["secret_upf.yaml"].decode()
     assert f"applyset.kubernetes.io/id: {set_id}" in parent
     assert 'config.kubernetes.io/local-config: "true"' in parent
@@ -63,4 +57,4 @@ def test_upf_pipeline_ends_with_the_labeler_in_kubectl_mode(tmp_path: Path) -> N
     assert not any("part-of" in text.decode() for text in once.values())
     second = run_kpt(["fn", "render", "--allow-exec", str(work)])
     assert second.returncode == 0, second.stderr
-    assert _snapshot(work) == once
+    assert read_tree(work) == once

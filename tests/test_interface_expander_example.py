@@ -7,15 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from krmlib.testing import run_kpt
+from krmlib.testing import read_tree, run_kpt
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "upf"
-
-
-def _snapshot(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
-    }
 
 
 @pytest.mark.kpt
@@ -24,7 +18,7 @@ def test_upf_renders_and_a_second_render_changes_nothing(tmp_path: Path) -> None
     shutil.copytree(EXAMPLE, work)
     first = run_kpt(["fn", "render", "--allow-exec", str(work)])
     assert first.returncode == 0, first.stderr
-    once = _snapshot(work)
+    once = read_tree(work)
     children = sorted(n for n in once if n.startswith(("ipallocation_", "vlanallocation_")))
     assert [n.split("_")[0] + "_" + n.split("_")[1].rsplit("-", 1)[0] for n in children] == [
         "ipallocation_lo0-ip",
@@ -43,4 +37,4 @@ def test_upf_renders_and_a_second_render_changes_nothing(tmp_path: Path) -> None
         assert once[name] == (EXAMPLE / name).read_bytes(), name
     second = run_kpt(["fn", "render", "--allow-exec", str(work)])
     assert second.returncode == 0, second.stderr
-    assert _snapshot(work) == once
+    assert read_tree(work) == once

@@ -10,17 +10,11 @@ from pathlib import Path
 import pytest
 
 from krmlib import ResourceList
-from krmlib.testing import kpt_source, run_kpt
+from krmlib.testing import kpt_source, read_tree, run_kpt
 
 ROOT = Path(__file__).resolve().parent.parent
 NASTY = ROOT / "testdata" / "krmlib" / "nasty"
 HERE = Path(__file__).resolve().parent
-
-
-def _files(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
-    }
 
 
 def _with_pipeline(src: Path, dest: Path, exec_line: str) -> Path:
@@ -62,7 +56,7 @@ def test_render_with_noop_function_equals_render_with_cat(tmp_path: Path) -> Non
     for pkg in (with_cat, with_fn):
         done = run_kpt(["fn", "render", "--allow-exec", str(pkg)])
         assert done.returncode == 0, done.stderr
-    cat_files, fn_files = _files(with_cat), _files(with_fn)
+    cat_files, fn_files = read_tree(with_cat), read_tree(with_fn)
     cat_files.pop("Kptfile"), fn_files.pop("Kptfile")
     assert fn_files == cat_files
 

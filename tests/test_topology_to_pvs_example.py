@@ -5,15 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from krmlib.testing import run_kpt
+from krmlib.testing import read_tree, run_kpt
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "topology"
-
-
-def _files(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
-    }
 
 
 @pytest.mark.kpt
@@ -22,8 +16,8 @@ def test_example_renders_twice_without_diff(tmp_path: Path) -> None:
     shutil.copytree(EXAMPLE, work)
     first = run_kpt(["fn", "render", "--allow-exec", str(work)])
     assert first.returncode == 0, first.stderr
-    once = _files(work)
-    original = _files(EXAMPLE)
+    once = read_tree(work)
+    original = read_tree(EXAMPLE)
     assert {name: once[name] for name in original} == original, "inputs must stay byte-identical"
     assert sorted(name for name in once if name.startswith("packagevariantsets/")) == [
         "packagevariantsets/free5gc-west-amf-regional.yaml",
@@ -36,4 +30,4 @@ def test_example_renders_twice_without_diff(tmp_path: Path) -> None:
     assert "nfdeployed/free5gc-west.yaml" in once
     second = run_kpt(["fn", "render", "--allow-exec", str(work)])
     assert second.returncode == 0, second.stderr
-    assert _files(work) == once
+    assert read_tree(work) == once
