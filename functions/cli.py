@@ -14,7 +14,7 @@ FUNCTIONS = {
 }
 
 COMMANDS = {
-    "prepare-all": "krmfn.preparer.commands",
+    "prepare-all": "krmfn.preparer.prepare_all",
     "deployment": "krmfn.merger.commands",
 }
 

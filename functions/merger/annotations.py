@@ -1,4 +1,4 @@
-"""The nephio.org annotations a merge reads and moves, and kpt's internal annotations."""
+"""The nephio.org annotations a merge reads and moves (kpt's internal ones: ``krmlib``)."""
 
 from __future__ import annotations
 
@@ -19,14 +19,6 @@ PREPARE_MOVES = {POSTPONE: HERE, HERE: NEVER, NEVER: NEVER}
 
 # The merge-control annotations steer one merge and are not carried into its result.
 CONTROL = (MERGE, RENAME)
-
-_KPT_KEYS = ("config.kubernetes.io/path", "config.kubernetes.io/index", "config.k8s.io/id")
-_KPT_PREFIXES = ("internal.config.kubernetes.io/", "internal.config.k8s.io/")
-
-
-def is_kpt_internal(key: str) -> bool:
-    """kpt's bookkeeping annotations (file path, index, ids): they belong to one package."""
-    return key in _KPT_KEYS or key.startswith(_KPT_PREFIXES)
 
 
 def field(key: str) -> str:

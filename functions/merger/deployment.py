@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from krmlib import Items, KrmError, KubeObject, is_kptfile
+from krmlib import Items, KrmError, KubeObject, Package, is_kptfile, write_package
 
 from .merge import merge_planned, plan
-from .package import read_inputs, read_package, write_files
+from .package import copy_package, read_inputs
 
 DEPLOYMENT_API_VERSION = "deployment.nephio.org/v1alpha1"
 DEPLOYMENT_KIND = "Deployment"
@@ -28,22 +27,16 @@ def create(
         raise KrmError(f"{out_dir} exists and is not an empty folder")
     if out_dir.resolve().is_relative_to(template_dir.resolve()):
         raise KrmError(f"{out_dir} is inside the template {template_dir}")
-    items = Items(read_package(template_dir))
+    package = Package.read(template_dir, subpackages=False)
+    items = Items(package.items)
     template_id = _template_id(items, template_dir)
-    changed: list[KubeObject] = []
-    changed.extend(
-        merge_planned(
-            items,
-            plan(read_inputs(merge_files)),
-            from_package=False,
-            results=None,
-            file_dir="",
-        )
+    merge_planned(
+        items, plan(read_inputs(merge_files)), from_package=False, results=None, file_dir=""
     )
-    changed.append(_kptfile(items, out_dir.resolve().name))
-    changed.append(_deployment(items, template_id, site_id))
-    shutil.copytree(template_dir, out_dir, dirs_exist_ok=True)
-    write_files(out_dir, items, {obj.path or "" for obj in changed})
+    _kptfile(items, out_dir.resolve().name)
+    _deployment(items, template_id, site_id)
+    copy_package(template_dir, out_dir)
+    write_package(out_dir, items, package.files)
 
 
 def _template_id(items: Items, template_dir: Path) -> str:

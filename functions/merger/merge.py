@@ -8,11 +8,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from krmlib import (
+    ANN_ID,
+    ANN_LEGACY_ID,
     Items,
     KrmError,
     KubeObject,
     Results,
     default_file_name,
+    is_kpt_internal,
 )
 
 from .annotations import (
@@ -21,7 +24,6 @@ from .annotations import (
     RENAME,
     REPLACE,
     field,
-    is_kpt_internal,
     merge_mode,
     moved_prepare,
 )
@@ -223,7 +225,7 @@ def _append(target: Items, item: Planned, from_package: bool, file_dir: str) -> 
 
 
 # Without its ids kpt sees a new item in the old slot and restores none of the old comments.
-_ID_KEYS = ("config.k8s.io/id", "internal.config.kubernetes.io/id")
+_ID_KEYS = (ANN_LEGACY_ID, ANN_ID)
 
 
 def _replace(target: Items, match: KubeObject, item: Planned, from_package: bool) -> KubeObject:

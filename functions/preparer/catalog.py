@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from krmlib import (
-    ANN_INDEX,
-    ANN_LEGACY_INDEX,
     KrmError,
     KubeObject,
     Results,
+    check_readable,
     default_file_name,
     is_kptfile,
-    read_files,
+    read_package,
 )
 
 TKO_API = "tko.nephio.org/v1alpha1"
@@ -88,13 +89,38 @@ class Catalog:
         return [e for e in self.entries(section) if e.matches(select)]
 
 
-def load_catalog(folder: Path | None, inline: Iterable[KubeObject], results: Results) -> Catalog:
+# A folder's entries and the warnings reading it gave, while a command reads the catalog once
+# for every package (``cached_catalogs``); outside it every call reads the folder.
+_Read = tuple[list[CatalogEntry], list[tuple[str, str]]]
+_CACHE: ContextVar[dict[Path, _Read] | None] = ContextVar("krmfn_catalog_cache", default=None)
+
+
+@contextmanager
+def cached_catalogs() -> Iterator[None]:
+    """Within the block each catalog folder is read once (``krmfn prepare-all``: the catalog
+    does not change while the tree is prepared)."""
+    token = _CACHE.set({})
+    try:
+        yield
+    finally:
+        _CACHE.reset(token)
+
+
+def load_catalog(
+    folder: Path | None,
+    inline: Iterable[KubeObject],
+    results: Results,
+    roots: Sequence[Path] | None = None,
+) -> Catalog:
     """The catalog from a folder (``templates/``, ``sites/``) and inline items (both may be
-    given; an inline entry wins over a folder entry with the same id)."""
+    given; an inline entry wins over a folder entry with the same id). With ``roots`` the folder
+    must lie inside one of them after symbolic links (see ``krmlib.check_readable``)."""
     found: dict[str, dict[str, CatalogEntry]] = {"templates": {}, "sites": {}}
     if folder is not None:
+        if roots is not None:
+            folder = check_readable(folder, roots, "catalog")
         for section, entries in found.items():
-            for entry in _folder_entries(folder / section, results):
+            for entry in _cached_entries(folder / section, results):
                 entries[entry.id] = entry
     for obj in inline:
         for section, kind in KINDS.items():
@@ -104,42 +130,51 @@ def load_catalog(folder: Path | None, inline: Iterable[KubeObject], results: Res
     return Catalog(list(found["templates"].values()), list(found["sites"].values()))
 
 
-def _folder_entries(folder: Path, results: Results) -> list[CatalogEntry]:
+def _cached_entries(folder: Path, results: Results) -> list[CatalogEntry]:
+    cache = _CACHE.get()
+    key = folder.resolve()
+    read = cache.get(key) if cache is not None else None
+    if read is None:
+        read = _folder_entries(folder)
+        if cache is not None:
+            cache[key] = read
+    entries, warnings = read
+    for message, file in warnings:
+        results.warning(message, file=file)
+    return entries
+
+
+def _folder_entries(folder: Path) -> _Read:
     if not folder.is_dir():
-        return []
+        return [], []
     roots: list[Path] = []
     for found in sorted(folder.rglob("Kptfile")):
         pkg = found.parent
         if not any(pkg.is_relative_to(root) for root in roots):
             roots.append(pkg)
     entries = []
+    warnings: list[tuple[str, str]] = []
     for pkg in roots:
         try:
             objects = read_package(pkg)
         except KrmError as exc:
-            results.warning(f"catalog package {pkg.name} skipped: {exc}", file=str(pkg.name))
+            warnings.append((f"catalog package {pkg.name} skipped: {exc}", str(pkg.name)))
             continue
         kptfile = next((o for o in objects if is_kptfile(o) and o.path == "Kptfile"), None)
         labels = dict(kptfile.labels) if kptfile is not None else {}
         declared = kptfile.annotations.get(ANN_CATALOG_ID) if kptfile is not None else None
         entry_id = declared or pkg.relative_to(folder).as_posix()
         entries.append(CatalogEntry(entry_id, metadata_of(objects, labels), _loader(objects)))
-    return entries
+    return entries, warnings
 
 
 def _loader(objects: list[KubeObject]) -> Callable[[], list[KubeObject]]:
+    texts = [o.to_yaml() for o in objects]
+
     def load() -> list[KubeObject]:
-        return [o.copy() for o in objects]
+        return [KubeObject.from_yaml(text) for text in texts]  # independent, parsed when read
 
     return load
-
-
-def read_package(pkg: Path) -> list[KubeObject]:
-    """A package's objects with paths (and indexes) relative to it, subpackages included."""
-    try:
-        return read_files([str(pkg)])
-    except OSError as exc:
-        raise KrmError(f"cannot read {pkg}: {exc}") from None
 
 
 def _inline_entry(obj: KubeObject, section: str) -> CatalogEntry:
@@ -162,22 +197,15 @@ def _inline_entry(obj: KubeObject, section: str) -> CatalogEntry:
             item.set_path(name)
         objects.append(item)
     labels = {k: v for k, v in obj.labels.items()}
-    metadata = metadata_of(objects, labels)
-
-    def load() -> list[KubeObject]:
-        return [o.copy() for o in objects]
-
-    return CatalogEntry(entry_id, metadata, load)
+    return CatalogEntry(entry_id, metadata_of(objects, labels), _loader(objects))
 
 
 __all__ = [
     "ANN_CATALOG_ID",
-    "ANN_INDEX",
-    "ANN_LEGACY_INDEX",
     "TKO_API",
     "Catalog",
     "CatalogEntry",
+    "cached_catalogs",
     "load_catalog",
     "metadata_of",
-    "read_package",
 ]

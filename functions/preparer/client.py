@@ -9,14 +9,13 @@ from typing import Any
 from krmlib import (
     ANN_INDEX,
     ANN_LEGACY_INDEX,
-    ANN_LEGACY_PATH,
     ANN_PACKAGE_PATH,
-    ANN_PATH,
     Items,
     KubeObject,
     Results,
     default_file_name,
     is_kptfile,
+    without_kpt_internal,
 )
 
 from .catalog import ANN_CATALOG_ID, Catalog, CatalogEntry
@@ -28,29 +27,10 @@ from .package import (
     new_deployment,
 )
 
-# Annotations kpt gives an item of this package; a copy placed elsewhere must not carry them.
-KPT_INTERNAL = (
-    ANN_PATH,
-    ANN_LEGACY_PATH,
-    ANN_INDEX,
-    ANN_LEGACY_INDEX,
-    ANN_PACKAGE_PATH,
-    "internal.config.kubernetes.io/id",
-    "config.k8s.io/id",
-    "internal.config.kubernetes.io/annotations-migration-resource-id",
-    "internal.config.k8s.io/kpt-resource-id",
-    "internal.config.kubernetes.io/kpt-resource-id",
-)
-
 
 def detached_copy(obj: KubeObject) -> KubeObject:
     """A copy without kpt's location and id annotations (for use in another package)."""
-    copy = obj.copy()
-    annotations = copy.annotations
-    for key in KPT_INTERNAL:
-        if key in annotations:
-            del annotations[key]
-    return copy
+    return without_kpt_internal(obj)
 
 
 class DataClient:
@@ -154,4 +134,4 @@ def _number_documents(objects: Sequence[KubeObject]) -> None:
             obj.annotations[ANN_LEGACY_INDEX] = index
 
 
-__all__ = ["KPT_INTERNAL", "DataClient", "detached_copy"]
+__all__ = ["DataClient", "detached_copy"]

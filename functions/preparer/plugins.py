@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from krmlib import Items, KrmError, KubeObject, ResourceList, Results
+from krmlib import Items, KrmError, KubeObject, ResourceList, Results, check_readable, read_roots
 
 from .config import PluginSpec
 from .package import PackageView
@@ -128,7 +128,9 @@ def exec_command(spec: PluginSpec, root: Path | None) -> list[str]:
             where = f"from {root} upwards" if root else "in the working directory"
             raise KrmError(f"{spec.label}: {program} not found {where}")
         program = str(found)
-    elif "/" not in program:
+    if "/" in program:  # a file the config names: inside the package tree (or allowed)
+        check_readable(Path(program), read_roots(root), f"{spec.label}: program")
+    else:
         program = shutil.which(program) or program
     argv[0] = program
     if program.endswith(".py"):

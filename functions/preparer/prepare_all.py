@@ -7,12 +7,23 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from krmlib import Items, KrmError, KubeObject, ResourceList, Results, parse_config
+from krmlib import (
+    Items,
+    KrmError,
+    KubeObject,
+    Package,
+    ResourceList,
+    Results,
+    parse_config,
+    read_documents,
+    read_named_file,
+    read_roots,
+)
 
 from .config import Config
 from .loop import process
 from .package import PackageView, find_deployment, is_prepared
-from .tree import LoadedPackage, packages_under, preparer_step
+from .tree import packages_under, preparer_step
 
 USAGE = """usage: krmfn prepare-all ROOT [--catalog DIR] [--max-iterations N]
 
@@ -29,17 +40,18 @@ class Outcome:
     errors: list[str]
 
 
-def package_config(pkg: LoadedPackage, catalog: Path | None, max_iterations: int | None) -> Config:
+def package_config(pkg: Package, catalog: Path | None, max_iterations: int | None) -> Config:
     """The preparer's config from the package's Kptfile step, with the command's overrides."""
     kptfile = pkg.kptfile()
     step = preparer_step(kptfile) if kptfile is not None else None
     source: KubeObject | None = None
     if step is not None and step.get("configPath"):
         path = pkg.folder / str(step["configPath"])
-        try:
-            source = ResourceList.parse(path.read_text(encoding="utf-8")).items[0]
-        except (OSError, IndexError) as exc:
-            raise KrmError(f"{path}: cannot read the preparer config: {exc}") from None
+        what = "the preparer config"
+        found = read_documents(read_named_file(path, read_roots(pkg.folder), what), str(path))
+        if not found:
+            raise KrmError(f"{path}: cannot read the preparer config: no object in it")
+        source = found[0]
     elif step is not None and isinstance(step.get("configMap"), dict):
         source = KubeObject.from_dict(
             {
@@ -61,7 +73,7 @@ def package_config(pkg: LoadedPackage, catalog: Path | None, max_iterations: int
 def prepare_package(folder: Path, catalog: Path | None, max_iterations: int | None) -> Outcome:
     """Run the preparer in-process on one package and write back what changed."""
     try:
-        pkg = LoadedPackage.read(folder)
+        pkg = Package.read(folder, package_path=True)
         config = package_config(pkg, catalog, max_iterations)
         rl = ResourceList(items=Items(pkg.items))
         process(rl, config)
@@ -74,7 +86,7 @@ def prepare_package(folder: Path, catalog: Path | None, max_iterations: int | No
 
 
 def deployment_row(root: Path, folder: Path) -> tuple[str, str, str, str]:
-    pkg = LoadedPackage.read(folder)
+    pkg = Package.read(folder, package_path=True)
     own = PackageView.of(pkg.items).own(Items(pkg.items))
     deployment = find_deployment(own)
     spec = deployment.get("spec", {}) if deployment is not None else {}
