@@ -321,17 +321,19 @@ class Package:
             path = f"{Path(base).as_posix()}/{path}"
         return check_relative_path(path, obj)
 
-    def write(self, items: Iterable[KubeObject]) -> list[str]:
+    def write(self, items: Iterable[KubeObject], *, dry_run: bool = False) -> list[str]:
         """Write ``items`` back; files whose documents did not change are left alone, files that
         lost every item are removed. Returns the files written or removed (relative). Every
-        target is checked before anything is written."""
-        return write_package(self.folder, items, self.files)
+        target is checked before anything is written; ``dry_run`` only checks and tells."""
+        return write_package(self.folder, items, self.files, dry_run=dry_run)
 
 
 def write_package(
     folder: Path,
     items: Iterable[KubeObject],
     originals: dict[str, list[_Original]] | None = None,
+    *,
+    dry_run: bool = False,
 ) -> list[str]:
     """Write ``items`` into the package at ``folder`` by their path annotations (documents in
     index order, kpt's internal annotations left out). ``originals`` (from :class:`Package`):
@@ -359,7 +361,7 @@ def write_package(
             plan.append((rel, "---\n".join(texts)))
     plan.extend((rel, None) for rel in known if rel not in groups)
     targets = [(rel, safe_target(folder, rel), text) for rel, text in plan]
-    for rel, target, content in targets:
+    for rel, target, content in [] if dry_run else targets:
         if content is None:
             target.unlink(missing_ok=True)
             continue

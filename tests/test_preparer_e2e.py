@@ -49,9 +49,10 @@ def content(root: Path) -> dict[str, list[Any]]:
 
 
 def rows(stdout: str) -> dict[str, list[str]]:
+    """The table by ID: [TEMPLATE, SITE, PREPARED] (the REASON column left out)."""
     lines = stdout.strip().splitlines()
-    assert lines[0].split() == ["ID", "TEMPLATE", "SITE", "PREPARED"]
-    return {line.split()[0]: line.split()[1:] for line in lines[1:]}
+    assert lines[0].split() == ["ID", "TEMPLATE", "SITE", "PREPARED", "REASON"]
+    return {line.split()[0]: line.split()[1:4] for line in lines[1:]}
 
 
 def test_example_prepares_topology_and_six_children(tmp_path: Path) -> None:

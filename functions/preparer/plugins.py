@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.metadata
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -159,16 +161,17 @@ def run_exec(ctx: PluginContext) -> bool | None:
     rl = ResourceList(items=Items(ctx.items), function_config=config)
     name = f"{spec.label} on {ctx.target.kind}/{ctx.target.name}"
     try:
-        done = subprocess.run(
+        done = run_in_group(
             argv,
-            input=rl.to_yaml(with_results=False).encode(),
-            capture_output=True,
-            timeout=spec.timeout,
-            check=False,
-            cwd=str(ctx.root) if ctx.root is not None else None,
+            rl.to_yaml(with_results=False).encode(),
+            spec.timeout,
+            str(ctx.root) if ctx.root is not None else None,
         )
     except subprocess.TimeoutExpired:
-        raise KrmError(f"{name}: timed out after {spec.timeout:g}s", obj=ctx.target) from None
+        raise KrmError(
+            f"{name}: timed out after {spec.timeout:g}s (killed with its process group)",
+            obj=ctx.target,
+        ) from None
     except OSError as exc:
         raise KrmError(f"{name}: cannot run {argv[0]}: {exc.strerror}", obj=ctx.target) from None
     stderr = done.stderr.decode(errors="replace").strip()
@@ -185,6 +188,29 @@ def run_exec(ctx: PluginContext) -> bool | None:
         raise KrmError(f"{name}: bad output: {exc}{detail}", obj=ctx.target) from None
     ctx.items.replace_all(output.items)
     return None
+
+
+def run_in_group(
+    argv: list[str], data: bytes, timeout: float, cwd: str | None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``argv`` in a process group of its own; on timeout the whole group is killed (no
+    child the plugin started keeps running) and ``TimeoutExpired`` is raised."""
+    with subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=cwd,
+        start_new_session=True,
+    ) as proc:
+        try:
+            out, err = proc.communicate(data, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise
+        return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 def _plugin_errors(text: str) -> list[str]:
