@@ -7,7 +7,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from krmlib import Items, KrmError, KubeObject, ResourceList, Results, parse_config
+from krmlib import Items, KrmError, KubeObject, ResourceList, parse_config
 
 from .config import Config
 from .loop import process
@@ -49,7 +49,7 @@ def package_config(pkg: LoadedPackage, catalog: Path | None, max_iterations: int
                 "data": {str(k): str(v) for k, v in step["configMap"].items()},
             }
         )
-    config = parse_config(Config, source, Results())
+    config = parse_config(Config, source)
     update: dict[str, object] = {}
     if catalog is not None:
         update["catalog"] = str(catalog)
