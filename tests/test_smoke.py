@@ -37,7 +37,7 @@ def test_catalog_metadata(function: str) -> None:
     meta = yaml.safe_load(
         (ROOT / "functions" / function.replace("-", "_") / "metadata.yaml").read_text()
     )
-    assert meta["image"] == f"localhost/krmfn/{function}:0.1.0"  # semver tag, never latest
+    assert meta["image"] == f"localhost/krmfn/{function}:v0.1.0"  # semver tag, never latest
     assert meta["license"] == "Apache-2.0" and meta["description"] and "mutator" in meta["tags"]
     assert all((ROOT / path).exists() for path in meta["examplePackageURLs"])
     assert (ROOT / meta["sourceURL"]).is_dir()

@@ -153,6 +153,7 @@ table="| image | tags | size |
 for image in "${images[@]}"; do
   s="$(size_of "$image")"
   ((s <= MAX_MB * 1000000)) || too_big+=("$image ($(mb "$s"))")
+  # shellcheck disable=SC2016 # backticks for markdown, not a command
   table+=$'\n'"| \`${image%:*}\` | $(printf '`%s` ' "${TAGS[@]}")| $(mb "$s") |"
 done
 
