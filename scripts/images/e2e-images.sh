@@ -20,7 +20,8 @@
 #    then the same rewrite is applied to the exec copy's Kptfiles (so the
 #    pipeline lines agree) and `diff -r` must find nothing.
 # 3. The per-call overhead of image mode: for each function, `kpt fn eval -o
-#    stdout` on a one-resource package, exec and image alternating
+#    stdout` on a one-resource package, exec and image (under the runner
+#    constraints, so every function runs so at least once) alternating
 #    (KRMFN_OVERHEAD_RUNS, default 5, of each), medians and their ratio, the
 #    two outputs identical; written to the "overhead" section of
 #    Dockerfiles/SIZES.md (KRMFN_OVERHEAD_RUNS=0 skips it).
@@ -246,7 +247,7 @@ YAML
         break
       fi
       exec_ms+=("$ms")
-      if ! ms=$(KPT_FN_RUNTIME="$TOOL" timed_eval "$work/overhead/$fn.image.out" \
+      if ! ms=$(PATH="$image_path" KPT_FN_RUNTIME="$TOOL" timed_eval "$work/overhead/$fn.image.out" \
           kpt fn eval one -o stdout --image "$image"); then
         fail "overhead: kpt fn eval --image $image failed (log: $work/logs/overhead.log)"
         break
@@ -266,8 +267,8 @@ YAML
   section="Written by \`scripts/images/e2e-images.sh\` (\`make e2e-images\`), $(date -u +%Y-%m-%d), $TOOL
 $("$REAL_TOOL" --version 2>/dev/null | head -n 1), $(kpt version 2>/dev/null | head -n 1 | sed 's/^/kpt /'), $(nproc) cores.
 One call = \`kpt fn eval one -o stdout\` on a one-resource package (a ConfigMap and a Kptfile),
-\`--exec krmfn-<fn>\` against \`--image localhost/krmfn/<fn>:$TAG\` (kpt's own container
-flags), alternating, median of $runs of each, in one run on a shared machine: read the ratios,
+\`--exec krmfn-<fn>\` against \`--image localhost/krmfn/<fn>:$TAG\` (through the runner shim:
+read-only root, no network, uid 65532, no capabilities), alternating, median of $runs of each, in one run on a shared machine: read the ratios,
 not the milliseconds. Both modes give the same output. \"extra\" is what image mode adds to one
 call (container create, start and removal; the image is local).
 
