@@ -87,7 +87,7 @@ def test_console_scripts_and_packages_follow_the_registry() -> None:
 @pytest.mark.parametrize("function", FUNCTIONS, ids=str)
 def test_catalog_metadata(function: Function) -> None:
     meta = yaml.safe_load((function.folder / "metadata.yaml").read_text())
-    assert meta["image"] == f"localhost/krmfn/{function.name}:v{__version__}"  # semver tag, never latest
+    assert meta["image"] == f"localhost/krmfn/{function.name}:v{__version__}"  # never latest
     assert meta["license"] == "Apache-2.0" and meta["description"] and "mutator" in meta["tags"]
     assert all((ROOT / path).exists() for path in meta["examplePackageURLs"])
     assert (ROOT / meta["sourceURL"]).is_dir()
