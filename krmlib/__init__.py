@@ -14,65 +14,143 @@ A function is a config model, one ``process(rl, config)`` and golden cases::
 
     def main() -> int:
         return run(process, Config, name="my-function", help_text="...")
+
+``__all__`` is the public surface (krmlib/README.md describes it); the public submodules are
+``krmlib.children`` (owned children) and ``krmlib.testing`` (the golden harness). Modules whose
+name starts with ``_`` are private. Names are imported on first use, so a function pays at
+start-up only for what it touches.
 """
 
-from .collection import (
-    Items,
-    has_annotations,
-    has_labels,
-    has_name,
-    is_kind,
-    is_kptfile,
-    is_local_config,
-)
-from .config import API_VERSION, FunctionConfig, parse_config, parse_config_value
-from .errors import ConfigError, FieldTypeError, InputError, KrmError
-from .kptfile import (
-    Condition,
-    Conditions,
-    add_readiness_gate,
-    get_condition,
-    get_conditions,
-    get_readiness_gates,
-    remove_condition,
-    set_condition,
-)
-from .object import (
-    ANN_INDEX,
-    ANN_LEGACY_INDEX,
-    ANN_LEGACY_PATH,
-    ANN_LOCAL_CONFIG,
-    ANN_PACKAGE_PATH,
-    ANN_PATH,
-    KubeObject,
-)
-from .package import (
-    ALLOW_READ_ENV,
-    ANN_ID,
-    ANN_LEGACY_ID,
-    Package,
-    check_readable,
-    command_read_root,
-    content_of,
-    is_kpt_internal,
-    package_tree_root,
-    read_documents,
-    read_file,
-    read_file_text,
-    read_named_file,
-    read_objects,
-    read_package,
-    read_roots,
-    safe_target,
-    without_kpt_internal,
-    write_package,
-)
-from .paths import format_path, parse_path
-from .pkgpath import check_path_annotations, check_relative_path, default_file_name
-from .resourcelist import ResourceList
-from .results import Result, Results, Severity
-from .runner import read_files, run, run_resource_list, run_text
-from .selectors import Selector, parse_selectors, select
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .collection import (
+        Items,
+        has_annotations,
+        has_labels,
+        has_name,
+        is_kind,
+        is_kptfile,
+        is_local_config,
+    )
+    from .config import API_VERSION, FunctionConfig, parse_config, parse_config_value
+    from .errors import ConfigError, FieldTypeError, InputError, KrmError
+    from .kptfile import (
+        Condition,
+        Conditions,
+        add_readiness_gate,
+        get_condition,
+        get_conditions,
+        get_readiness_gates,
+        remove_condition,
+        set_condition,
+    )
+    from .models import did_you_mean
+    from .object import (
+        ANN_INDEX,
+        ANN_LEGACY_INDEX,
+        ANN_LEGACY_PATH,
+        ANN_LOCAL_CONFIG,
+        ANN_PACKAGE_PATH,
+        ANN_PATH,
+        KubeObject,
+    )
+    from .package import (
+        ALLOW_READ_ENV,
+        ANN_ID,
+        ANN_LEGACY_ID,
+        Package,
+        check_readable,
+        command_read_root,
+        content_of,
+        is_kpt_internal,
+        package_tree_root,
+        read_documents,
+        read_file,
+        read_file_text,
+        read_named_file,
+        read_objects,
+        read_package,
+        read_roots,
+        safe_target,
+        without_kpt_internal,
+        write_package,
+    )
+    from .paths import format_path, parse_path
+    from .pkgpath import check_path_annotations, check_relative_path, default_file_name
+    from .resourcelist import ResourceList
+    from .results import Result, Results, Severity
+    from .runner import read_files, run, run_resource_list, run_text
+
+# Public name → the module that defines it.
+_WHERE = {
+    "Items": "collection",
+    "has_annotations": "collection",
+    "has_labels": "collection",
+    "has_name": "collection",
+    "is_kind": "collection",
+    "is_kptfile": "collection",
+    "is_local_config": "collection",
+    "API_VERSION": "config",
+    "FunctionConfig": "config",
+    "parse_config": "config",
+    "parse_config_value": "config",
+    "ConfigError": "errors",
+    "FieldTypeError": "errors",
+    "InputError": "errors",
+    "KrmError": "errors",
+    "Condition": "kptfile",
+    "Conditions": "kptfile",
+    "add_readiness_gate": "kptfile",
+    "get_condition": "kptfile",
+    "get_conditions": "kptfile",
+    "get_readiness_gates": "kptfile",
+    "remove_condition": "kptfile",
+    "set_condition": "kptfile",
+    "did_you_mean": "models",
+    "ANN_INDEX": "object",
+    "ANN_LEGACY_INDEX": "object",
+    "ANN_LEGACY_PATH": "object",
+    "ANN_LOCAL_CONFIG": "object",
+    "ANN_PACKAGE_PATH": "object",
+    "ANN_PATH": "object",
+    "KubeObject": "object",
+    "ALLOW_READ_ENV": "package",
+    "ANN_ID": "package",
+    "ANN_LEGACY_ID": "package",
+    "Package": "package",
+    "check_readable": "package",
+    "command_read_root": "package",
+    "content_of": "package",
+    "is_kpt_internal": "package",
+    "package_tree_root": "package",
+    "read_documents": "package",
+    "read_file": "package",
+    "read_file_text": "package",
+    "read_named_file": "package",
+    "read_objects": "package",
+    "read_package": "package",
+    "read_roots": "package",
+    "safe_target": "package",
+    "without_kpt_internal": "package",
+    "write_package": "package",
+    "format_path": "paths",
+    "parse_path": "paths",
+    "check_path_annotations": "pkgpath",
+    "check_relative_path": "pkgpath",
+    "default_file_name": "pkgpath",
+    "ResourceList": "resourcelist",
+    "Result": "results",
+    "Results": "results",
+    "Severity": "results",
+    "read_files": "runner",
+    "run": "runner",
+    "run_resource_list": "runner",
+    "run_text": "runner",
+}
 
 __all__ = [
     "ALLOW_READ_ENV",
@@ -98,7 +176,6 @@ __all__ = [
     "ResourceList",
     "Result",
     "Results",
-    "Selector",
     "Severity",
     "add_readiness_gate",
     "check_path_annotations",
@@ -107,6 +184,7 @@ __all__ = [
     "command_read_root",
     "content_of",
     "default_file_name",
+    "did_you_mean",
     "format_path",
     "get_condition",
     "get_conditions",
@@ -122,7 +200,6 @@ __all__ = [
     "parse_config",
     "parse_config_value",
     "parse_path",
-    "parse_selectors",
     "read_documents",
     "read_file",
     "read_file_text",
@@ -136,8 +213,20 @@ __all__ = [
     "run_resource_list",
     "run_text",
     "safe_target",
-    "select",
     "set_condition",
     "without_kpt_internal",
     "write_package",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'krmlib' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_WHERE])

@@ -134,7 +134,7 @@ def table(stdout: str) -> dict[str, dict[str, str]]:
 def make_tree(
     root: Path,
     *,
-    site: str = "siteId: lab/1",
+    site: str = "siteId: us/lab-1",
     merge: str = "",
     plugins: str = "",
     catalog: bool = True,
@@ -171,7 +171,15 @@ def test_reason_for_a_missing_catalog(tmp_path: Path) -> None:
     assert "catalog 'catalog' not found" in row["REASON"]
 
 
-def test_reason_for_an_unknown_site(tmp_path: Path) -> None:
+def test_reason_for_an_unknown_site_id(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "tree", site="siteId: us/atlantis-9")
+    done = krmfn("prepare-all", str(root))
+    assert done.returncode == 1
+    reason = table(done.stdout)["dep"]["REASON"]
+    assert reason.startswith("error: ") and "site us/atlantis-9 is not in the catalog" in reason
+
+
+def test_reason_for_a_site_selection_matching_nothing(tmp_path: Path) -> None:
     root = make_tree(tmp_path / "tree", site="select: {metadata: {Site.region: atlantis}}")
     done = krmfn("prepare-all", str(root))
     assert done.returncode == 1
@@ -225,7 +233,7 @@ def test_progress_for_every_package_and_timings_in_the_summary(tmp_path: Path) -
     assert done.returncode == 0, done.stderr
     progress = [line for line in done.stderr.splitlines() if line.startswith("pass ")]
     assert any("[1/1]" in line and " dep: changed" in line for line in progress)
-    assert any(" dep/upf-lab-1: changed" in line for line in progress)
+    assert any(" dep/upf-us-lab-1: changed" in line for line in progress)
     assert any("deployment.yaml" in line for line in progress)  # -v names the files
     summary = done.stderr.strip().splitlines()[-1]
     assert summary.startswith("prepare-all: 2 deployment(s), 2 prepared, 0 not prepared")
@@ -238,7 +246,7 @@ def test_quiet_prints_nothing_on_stderr(tmp_path: Path) -> None:
     done = krmfn("prepare-all", "-q", str(root))
     assert done.returncode == 0
     assert done.stderr == ""
-    assert table(done.stdout)["dep/upf-lab-1"]["PREPARED"] == "yes"
+    assert table(done.stdout)["dep/upf-us-lab-1"]["PREPARED"] == "yes"
 
 
 @pytest.mark.parametrize("form", ["json", "yaml"])
@@ -322,7 +330,7 @@ def test_a_symlinked_subfolder_leaving_the_root_is_not_written(tmp_path: Path) -
     outside = tmp_path / "outside"
     outside.mkdir()
     # the child deployment folder the Placement creates already exists as a link to elsewhere
-    (root / "dep/upf-lab-1").symlink_to(outside, target_is_directory=True)
+    (root / "dep/upf-us-lab-1").symlink_to(outside, target_is_directory=True)
     done = krmfn("prepare-all", str(root))
     assert done.returncode == 1
     assert list(outside.iterdir()) == []

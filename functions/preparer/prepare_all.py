@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
+from krmfn.tko import find_deployment, is_prepared
+
 from krmlib import (
     Items,
     KrmError,
@@ -38,8 +40,9 @@ from krmlib import (
 
 from .catalog import cached_catalogs, load_catalog
 from .config import Config
+from .executors import containers_allowed
 from .loop import catalog_folder, process
-from .package import PackageView, find_deployment, is_prepared
+from .package import PackageView
 from .tree import packages_under, preparer_step
 
 USAGE = """usage: krmfn prepare-all ROOT [--catalog DIR] [--max-iterations N] [--jobs N]
@@ -117,7 +120,7 @@ def package_config(pkg: Package, catalog: Path | None, max_iterations: int | Non
                 "data": {str(k): str(v) for k, v in step["configMap"].items()},
             }
         )
-    config = parse_config(Config, source, Results())
+    config = parse_config(Config, source)
     update: dict[str, object] = {}
     if catalog is not None:
         update["catalog"] = str(catalog)
@@ -158,7 +161,8 @@ def _prepare(task: Task, outcome: Outcome) -> None:
     pkg = Package.read(task.folder, package_path=True)
     config = package_config(pkg, task.catalog, task.max_iterations)
     rl = ResourceList(items=Items(pkg.items))
-    process(rl, config)
+    with containers_allowed():
+        process(rl, config)
     results = rl.results.sorted()
     outcome.errors = [r.message for r in results if r.severity == "error"]
     waits = [r.message for r in results if r.severity == "info" and WAITING in r.message]
