@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import _yaml
 from ._yaml import MAX_INPUT, check_bounds
 from .collection import is_kptfile
 from .errors import InputError, KrmError
@@ -92,11 +93,40 @@ def is_kpt_internal(key: str) -> bool:
 
 def without_kpt_internal(obj: KubeObject) -> KubeObject:
     """A copy of ``obj`` without kpt's internal annotations (for another package or a file)."""
-    copy = obj.copy()
+    text = obj.to_yaml()
+    stripped = _strip_internal_text(text)
+    if stripped is not None and _yaml.load_plain(stripped) == content_of(obj):
+        return KubeObject.from_yaml(stripped)  # kpt's layout: the lines cut from the text
+    copy = KubeObject.from_yaml(text)
     annotations = copy.annotations
     for key in [k for k in annotations if is_kpt_internal(k)]:
         del annotations[key]
     return copy
+
+
+_ANNOTATIONS_BLOCK = re.compile(
+    r"^metadata:\n(?:  .*\n)*?(  annotations:\n)((?:    \S.*\n)+)", re.M
+)
+_ENTRY = re.compile(r"    ([A-Za-z0-9][A-Za-z0-9._/-]*): [^\n]*\n")
+
+
+def _strip_internal_text(text: str) -> str | None:
+    """``text`` without the kpt-internal lines of its ``metadata.annotations`` block, when the
+    block is in kpt's layout (one ``key: value`` line per entry); None otherwise."""
+    if not text.endswith("\n"):
+        text += "\n"
+    match = _ANNOTATIONS_BLOCK.search(text)
+    if match is None:
+        return None
+    body = match.group(2)
+    entries = body.splitlines(keepends=True)
+    if any(_ENTRY.fullmatch(line) is None for line in entries):
+        return None
+    kept = [line for line in entries if not is_kpt_internal(line.split(":", 1)[0].strip())]
+    if len(kept) == len(entries):
+        return text
+    start, end = (match.start(1), match.end(2)) if not kept else (match.start(2), match.end(2))
+    return text[:start] + "".join(kept) + text[end:]
 
 
 def content_of(obj: KubeObject) -> dict[str, Any]:
@@ -266,12 +296,36 @@ def read_package(
 
 def _annotate(obj: KubeObject, rel: str, index: int, package: str | None) -> None:
     annotations = obj.annotations
-    if package is not None:
-        annotations[ANN_PACKAGE_PATH] = package
     annotations[ANN_PATH] = rel
     annotations[ANN_LEGACY_PATH] = rel
     annotations[ANN_INDEX] = str(index)
     annotations[ANN_LEGACY_INDEX] = str(index)
+    if package is not None and not _insert_package_path(obj, package):
+        annotations[ANN_PACKAGE_PATH] = package
+
+
+def _insert_package_path(obj: KubeObject, package: str) -> bool:
+    """The package-path annotation written into the item's text next to its path annotation, as
+    kpt writes it (single-quoted): an absolute path is no simple scalar for the text splicer, and
+    the round trip would parse every item of the tree."""
+    src = obj._src
+    if obj._node is not None or src is None or not _PLAIN_PATH.fullmatch(package):
+        return False
+    found = list(_PATH_LINE.finditer(src))
+    if len(found) != 1:
+        return False
+    at = found[0]
+    line = f"{at.group(1)}{ANN_PACKAGE_PATH}: '{package}'\n"
+    obj._src = src[: at.start()] + line + src[at.start() :]
+    obj._plain = None
+    obj._header = None
+    obj._scanned = {}
+    obj._spliced = True
+    return obj.annotations.get(ANN_PACKAGE_PATH) == package
+
+
+_PATH_LINE = re.compile(r"^( +)internal\.config\.kubernetes\.io/path: ", re.M)
+_PLAIN_PATH = re.compile(r"/[A-Za-z0-9._/+@-]*")
 
 
 @dataclass
