@@ -42,7 +42,7 @@ def new_child(
     ``from_package``), its Kptfile named after the folder without the catalog id, and its
     Deployment resource with ``spec`` (empty values left out), not prepared nor approved.
     Documents are numbered per file. Nothing given is changed."""
-    target = Items(o.copy() for o in template)
+    target = Items(KubeObject.from_yaml(o.to_yaml()) for o in template)  # lazy copies
     merge_resources(
         target,
         [detached_copy(o) for o in merge],
