@@ -181,13 +181,21 @@ def expand_interface(
         or None in child_statuses
         or (needs_nad and nad_status is None)
         or drop_nad,
-        ready=all(c.action not in PENDING for c in changes)
+        ready=expanded
+        and all(c.action not in PENDING for c in changes)
         and all(status == "True" for status in child_statuses)
         and (not needs_nad or nad_status == "True"),
     )
-    condition = dialect.interface_condition(req.name, outcome, conditions.get(interface_type))
+    before = conditions.get(interface_type)
+    condition = dialect.interface_condition(req.name, outcome, before)
     if condition is not None:
         conditions.set(condition)
+    if dialect.writes_status and outcome.ready and (before is None or before.status != "True"):
+        rl.results.info(
+            f"Interface {req.name} is ready: every child condition is True, the claims' status "
+            "is copied to its status and its condition set True",
+            obj,
+        )
     nad_request = nad_type if needs_nad else None
     record_children(rl, dialect, conditions, changes, why, req.name, nad_request)
     if drop_nad:
