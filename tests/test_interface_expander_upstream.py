@@ -55,8 +55,8 @@ def _items(text: str) -> dict[tuple[str, str, str], dict[str, Any]]:
 
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_same_items_as_nephio(case: GoldenCase, monkeypatch: pytest.MonkeyPatch) -> None:
-    for key, value in DEFAULT_ENV.items():
-        monkeypatch.setenv(key, value)
+    for name, value in DEFAULT_ENV.items():
+        monkeypatch.setenv(name, value)
     output, code = run_text(process, Config, kpt_source(case.package, case.config))
     assert code == case.exit_code
     ours = _items(ResourceList.parse(output).to_yaml(with_results=False))
