@@ -269,7 +269,7 @@ def test_a_package_without_interfaces_says_there_is_nothing_to_do(
 def test_an_unusable_workload_cluster_is_a_condition_on_every_interface(
     spec: str, message: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cluster = WORKLOAD_CLUSTER.split("  spec:\n")[0] + "  spec:\n    " + spec + "\n"
+    cluster = WORKLOAD_CLUSTER.split("  spec:\n", 1)[0] + "  spec:\n    " + spec + "\n"
     rl, code = run(rl_text(KPTFILE, cluster, interface("n3"), interface("n4")), monkeypatch)
     assert code == 0
     assert [o.kind for o in rl.items] == ["Kptfile", "WorkloadCluster", "Interface", "Interface"]
