@@ -186,6 +186,7 @@ def test_readme_config_examples_parse() -> None:
     parsed = parse_config(Config, configmap, Results())
     assert parsed.target_selector == "objectSelector"
     assert [(r.waiter, r.waits_for) for r in parsed.wait_rules] == [("smf", "upf"), ("amf", "smf")]
+    assert (parsed.approval_policy, parsed.downstream_package) == ("initial", "{instance}")
 
 
 def test_help_prints_the_readme(capsys: pytest.CaptureFixture[str]) -> None:
@@ -195,3 +196,14 @@ def test_help_prints_the_readme(capsys: pytest.CaptureFixture[str]) -> None:
         mp.setattr("sys.argv", ["krmfn-topology-to-pvs", "--help"])
         assert main() == 0
     assert capsys.readouterr().out.startswith("# krmfn-topology-to-pvs")
+
+
+def test_the_default_revision_is_an_integer_for_current_porch() -> None:
+    assert Config().revision_type == "integer"
+
+
+def test_an_unknown_downstream_placeholder_is_a_config_error() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config(Config, _configmap({"downstream-package": "{cluster}-x"}), Results())
+    assert info.value.field == "data.downstream-package"
+    assert "unknown placeholder {cluster}" in info.value.message
