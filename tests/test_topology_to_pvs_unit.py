@@ -207,3 +207,20 @@ def test_an_unknown_downstream_placeholder_is_a_config_error() -> None:
         parse_config(Config, _configmap({"downstream-package": "{cluster}-x"}), Results())
     assert info.value.field == "data.downstream-package"
     assert "unknown placeholder {cluster}" in info.value.message
+
+
+def test_a_package_without_topology_says_there_is_nothing_to_do() -> None:
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+    text += "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: x\n"
+    rl = _run(text)
+    [result] = list(rl.results)
+    assert result.severity.value == "info"
+    assert result.message.startswith("no NFTopology")
+    assert [o.kind for o in rl.items] == ["ConfigMap"]
+
+
+def test_a_rerun_creates_nothing_and_says_nothing() -> None:
+    once = _run(_source("basic"))
+    assert [r.message for r in once.results] == ["created 1 NFDeployed, 5 PackageVariantSets"]
+    twice = _run(once.to_yaml(with_results=False))
+    assert list(twice.results) == []
