@@ -9,8 +9,14 @@ from krmfn.topology_to_pvs import Config, process
 from krmfn.topology_to_pvs.labelselector import check_selector, matches
 from krmfn.topology_to_pvs.naming import dns_label, label_value
 
-from krmlib import ConfigError, KubeObject, ResourceList, parse_config, run_text
-from krmlib.results import Results
+from krmlib import (
+    ConfigError,
+    KubeObject,
+    ResourceList,
+    parse_config,
+    run_resource_list,
+    run_text,
+)
 
 TESTDATA = Path(__file__).resolve().parent.parent / "testdata" / "topology-to-pvs"
 
@@ -89,26 +95,26 @@ def _configmap(data: dict[str, str]) -> KubeObject:
 
 
 def test_configmap_wait_rules() -> None:
-    config = parse_config(Config, _configmap({"wait-rules": "smf:upf, amf:smf"}), Results())
+    config = parse_config(Config, _configmap({"wait-rules": "smf:upf, amf:smf"}))
     assert [(r.waiter, r.waits_for) for r in config.wait_rules] == [("smf", "upf"), ("amf", "smf")]
-    none = parse_config(Config, _configmap({"wait-rules": ""}), Results())
+    none = parse_config(Config, _configmap({"wait-rules": ""}))
     assert none.wait_rules == ()
     assert Config().wait_rules[0].waiter == "smf"
 
 
 def test_configmap_booleans_and_choices() -> None:
     data = {"list-planned": "true", "revision-type": "integer", "capacity-mode": "none"}
-    config = parse_config(Config, _configmap(data), Results())
+    config = parse_config(Config, _configmap(data))
     assert config.list_planned is True
     assert config.revision_type == "integer"
     with pytest.raises(ConfigError) as info:
-        parse_config(Config, _configmap({"target-selector": "clusterSelector"}), Results())
+        parse_config(Config, _configmap({"target-selector": "clusterSelector"}))
     assert info.value.field == "data.target-selector"
 
 
 def test_a_type_cannot_wait_for_itself() -> None:
     with pytest.raises(ConfigError) as info:
-        parse_config(Config, _configmap({"wait-rules": "smf:smf"}), Results())
+        parse_config(Config, _configmap({"wait-rules": "smf:smf"}))
     assert info.value.field == "data.wait-rules"
 
 
@@ -182,20 +188,11 @@ def test_readme_config_examples_parse() -> None:
     ]
     assert len(blocks) == 2
     typed, configmap = (KubeObject.from_yaml(b) for b in blocks)
-    assert parse_config(Config, typed, Results()) == Config()
-    parsed = parse_config(Config, configmap, Results())
+    assert parse_config(Config, typed) == Config()
+    parsed = parse_config(Config, configmap)
     assert parsed.target_selector == "objectSelector"
     assert [(r.waiter, r.waits_for) for r in parsed.wait_rules] == [("smf", "upf"), ("amf", "smf")]
     assert (parsed.approval_policy, parsed.downstream_package) == ("initial", "{instance}")
-
-
-def test_help_prints_the_readme(capsys: pytest.CaptureFixture[str]) -> None:
-    from krmfn.topology_to_pvs.__main__ import main
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("sys.argv", ["krmfn-topology-to-pvs", "--help"])
-        assert main() == 0
-    assert capsys.readouterr().out.startswith("# krmfn-topology-to-pvs")
 
 
 def test_the_default_revision_is_an_integer_for_current_porch() -> None:
@@ -204,7 +201,7 @@ def test_the_default_revision_is_an_integer_for_current_porch() -> None:
 
 def test_an_unknown_downstream_placeholder_is_a_config_error() -> None:
     with pytest.raises(ConfigError) as info:
-        parse_config(Config, _configmap({"downstream-package": "{cluster}-x"}), Results())
+        parse_config(Config, _configmap({"downstream-package": "{cluster}-x"}))
     assert info.value.field == "data.downstream-package"
     assert "unknown placeholder {cluster}" in info.value.message
 
@@ -212,7 +209,7 @@ def test_an_unknown_downstream_placeholder_is_a_config_error() -> None:
 def test_a_package_without_topology_says_there_is_nothing_to_do() -> None:
     text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
     text += "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: x\n"
-    rl = _run(text)
+    rl = run_resource_list(process, Config, text)
     [result] = list(rl.results)
     assert result.severity.value == "info"
     assert result.message.startswith("no NFTopology")
@@ -220,7 +217,7 @@ def test_a_package_without_topology_says_there_is_nothing_to_do() -> None:
 
 
 def test_a_rerun_creates_nothing_and_says_nothing() -> None:
-    once = _run(_source("basic"))
+    once = run_resource_list(process, Config, _source("basic"))
     assert [r.message for r in once.results] == ["created 1 NFDeployed, 5 PackageVariantSets"]
-    twice = _run(once.to_yaml(with_results=False))
+    twice = run_resource_list(process, Config, once.to_yaml(with_results=False))
     assert list(twice.results) == []

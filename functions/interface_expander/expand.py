@@ -40,7 +40,7 @@ def process(rl: ResourceList, config: Config) -> None:
     api_version, kind = dialect.cluster_kind
     found = find_cluster(list(rl.items), rl.results, api_version, kind)
     cluster, failure = read_cluster(rl, dialect, found)
-    interfaces = list(rl.items.where(is_kind(INTERFACE_KIND, INTERFACE_API_VERSION)))
+    interfaces = list(rl.items.where(is_kind(INTERFACE_API_VERSION, INTERFACE_KIND)))
     if not interfaces:
         rl.results.info(
             f"no {INTERFACE_API_VERSION} Interface in the package: nothing to expand "
