@@ -392,6 +392,7 @@ class Nephio202305:
 FOR_ANNOTATION = "specializer.nephio.org/for"
 VLAN_CLAIM_NAME_ANNOTATION = "specializer.nephio.org/vlanClaimName"
 NEPHIO_ORDER = {"IPClaim": 0, NAD_KIND: 1, "VLANClaim": 2}
+FAILURE_PREFIXES = ("stage1: ", "spec invalid: ")  # the failure messages of Nephio's sdk
 
 
 class Nephio(Nephio202305):
@@ -505,8 +506,9 @@ class Nephio(Nephio202305):
         """Nephio's rules; the reason (the NF deployment that asked for the Interface) is kept.
 
         A failure is written as the message; a change sets ``"False"`` ``update for condition``
-        unless the condition is already ``"False"`` (its message is then left as it is); once
-        every child is done it is ``"True"`` ``update done``; otherwise it is left alone.
+        unless the condition is already ``"False"`` (its message is then left as it is, unless
+        it is a failure that no longer holds); once every child is done it is ``"True"``
+        ``update done``; otherwise it is left alone.
         """
         type_ = self.interface_type(name)
         reason = existing.reason if existing is not None else ""
@@ -516,8 +518,8 @@ class Nephio(Nephio202305):
             return Condition(type_, "False", reason, "update for condition")
         if outcome.ready:
             return Condition(type_, "True", reason, "update done")
-        if existing is None:
-            return Condition(type_, "False", "", "update for condition")
+        if existing is None or existing.message.startswith(FAILURE_PREFIXES):
+            return Condition(type_, "False", reason, "update for condition")
         return None
 
 
