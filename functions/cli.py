@@ -16,6 +16,7 @@ FUNCTIONS = {
 COMMANDS = {
     "prepare-all": "krmfn.preparer.commands",
     "deployment": "krmfn.merger.commands",
+    "deployments": "krmfn.merger.listing",
 }
 
 USAGE = """usage: krmfn COMMAND [ARGS...]
@@ -29,7 +30,9 @@ Functions (each also installed as krmfn-<name>; stdin/stdout ResourceList filter
 
 Commands over package trees:
   prepare-all ROOT [--catalog DIR] [--max-iterations N]
-  deployment create TEMPLATE_DIR --merge FILE... [--site ID] OUT_DIR
+  deployment create TEMPLATE --merge FILE... [--site ID] [--catalog DIR] ... OUT_DIR
+  deployment approve DIR...
+  deployments list ROOT [--prepared|--unprepared] [--template P] ... [-o table|yaml|json]
 
 Run `krmfn COMMAND --help` for each.
 """
