@@ -19,8 +19,8 @@ from krmlib import KrmError
 from .package import read_package
 
 USAGE = """usage: krmfn deployments list ROOT [--prepared | --unprepared]
-                              [--approved | --unapproved] [--template PATTERN] [--site PATTERN] [--parent ID]
-                              [--metadata K=PATTERN]... [--catalog DIR] [-o table|yaml|json]
+         [--approved | --unapproved] [--template PATTERN] [--site PATTERN] [--parent ID]
+         [--metadata K=PATTERN]... [--catalog DIR] [-o table|yaml|json]
 
 Every deployment package under ROOT (a folder with a Kptfile and a deployment.nephio.org
 Deployment resource; the catalog, ROOT/catalog unless --catalog says otherwise, and hidden
