@@ -9,7 +9,7 @@ from pathlib import Path
 
 from krmfn.tko import find_deployment, is_prepared
 
-from krmlib import Items, KrmError, KubeObject, ResourceList, Results, parse_config
+from krmlib import Items, KrmError, KubeObject, ResourceList, parse_config
 
 from .config import Config
 from .executors import containers_allowed
@@ -52,7 +52,7 @@ def package_config(pkg: LoadedPackage, catalog: Path | None, max_iterations: int
                 "data": {str(k): str(v) for k, v in step["configMap"].items()},
             }
         )
-    config = parse_config(Config, source, Results())
+    config = parse_config(Config, source)
     update: dict[str, object] = {}
     if catalog is not None:
         update["catalog"] = str(catalog)
