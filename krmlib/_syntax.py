@@ -98,6 +98,7 @@ class Outline:
     docs: list[Head] = field(default_factory=list)  # each document's root, as an item
     config: str = "absent"  # functionConfig: absent, null, mapping, or what else it is
     config_line: int = 0
+    sections: list[tuple[int, str]] = field(default_factory=list)  # (line, key) at the top
 
     def check(self, is_resource_list: bool) -> None:
         """The type errors, now that the form is known (a ResourceList/List or a stream)."""
@@ -156,6 +157,11 @@ def _where(outline: Outline, text: str, line: int | None) -> str:
     """``items[3] (ConfigMap cm): `` for a line inside an item, else ``""``."""
     if line is None:
         return ""
+    if outline.documents == 1 and outline.sections:
+        at = bisect.bisect_right([start for start, _ in outline.sections], line) - 1
+        section = outline.sections[at][1] if at >= 0 else ""
+        if section != "items":
+            return f"{section}: " if section else ""
     if outline.items and outline.documents == 1:
         heads, prefix = outline.items, "items"
     elif outline.documents > 1:
@@ -252,6 +258,8 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
                 keys.add(unique)
                 key = value
                 want_key = False
+                if len(stack) == 1 and documents == 1:
+                    outline.sections.append((event.start_mark.line + 1, value))
                 continue
             if len(value) > max_digits and event.implicit[0] and _INT.match(value):
                 raise _Refused(f"integer with more than {max_digits} digits", event.start_mark)
