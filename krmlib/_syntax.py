@@ -253,7 +253,7 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
                 unique = value
                 if event.implicit[0] and value[:1] in first_not_string and _NOT_STRING.match(value):
                     unique = "\0" + value  # 1 and "1" are different keys
-                if unique in keys and value != "<<":
+                if unique in keys:
                     raise _Refused(f"duplicate key {value!r}", event.start_mark)
                 keys.add(unique)
                 key = value
@@ -314,6 +314,8 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
                 else:
                     if key in head_keys and head is not None:
                         _note_head(head, head_level, len(stack), key, stack, event)
+                    elif key == "functionConfig" and len(stack) == 1 and documents == 1:
+                        _note_config(outline, event)
                     want_key = True
             else:
                 count += 1
