@@ -8,7 +8,6 @@ hundreds of examples stay fast; ``HYPOTHESIS_PROFILE=full`` tries many more.
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Callable
 from typing import Any
@@ -118,23 +117,12 @@ def _label(rl: ResourceList, config: None) -> None:
 
 def _function(name: str) -> tuple[Callable[[ResourceList, Any], None], Any]:
     """The process and config model of a krmfn function, as its console script runs them."""
-    module = importlib.import_module(f"krmfn.{name}.__main__")
-    captured: dict[str, Any] = {}
+    from krmfn.registry import BY_NAME
 
-    def fake_run(process: Any, config: Any = None, **_: Any) -> int:
-        captured.update(process=process, config=config)
-        return 0
-
-    saved = module.run
-    module.run = fake_run  # type: ignore[attr-defined]
-    try:
-        module.main()
-    finally:
-        module.run = saved  # type: ignore[attr-defined]
-    return captured["process"], captured["config"]
+    return BY_NAME[name].load()
 
 
-FUNCTIONS = ["interface_expander", "preparer", "merger", "topology_to_pvs", "applyset_labeler"]
+FUNCTIONS = ["interface-expander", "preparer", "merger", "topology-to-pvs", "applyset-labeler"]
 
 
 def _check(data: bytes, process: Callable[[ResourceList, Any], None], model: Any) -> None:
