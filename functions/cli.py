@@ -2,57 +2,65 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import sys
 
-FUNCTIONS = {
-    "interface-expander": "krmfn.interface_expander.__main__",
-    "preparer": "krmfn.preparer.__main__",
-    "merger": "krmfn.merger.__main__",
-    "topology-to-pvs": "krmfn.topology_to_pvs.__main__",
-    "applyset-labeler": "krmfn.applyset_labeler.__main__",
-}
+from . import __version__
+from .registry import BY_NAME, FUNCTIONS
 
 COMMANDS = {
-    "prepare-all": "krmfn.preparer.commands",
-    "deployment": "krmfn.merger.commands",
+    "prepare-all": (
+        "krmfn.preparer.commands",
+        "ROOT [--catalog DIR] [--max-iterations N]",
+    ),
+    "deployment": (
+        "krmfn.merger.commands",
+        "create TEMPLATE_DIR --merge FILE... [--site ID] OUT_DIR",
+    ),
 }
 
-USAGE = """usage: krmfn COMMAND [ARGS...]
 
-Functions (each also installed as krmfn-<name>; stdin/stdout ResourceList filters):
-  interface-expander   Interface requirements -> IP/VLAN allocations and Kptfile conditions
-  preparer             TKO preparation loop (plugins by GVK, topology Placement)
-  merger               merge resources into a package (nephio.org/merge, rename, prepare)
-  topology-to-pvs      NFTopology -> Porch PackageVariantSets, NFDeployed, SMF-waits-for-UPF
-  applyset-labeler     make the package a KEP-3659 ApplySet
-
-Commands over package trees:
-  prepare-all ROOT [--catalog DIR] [--max-iterations N]
-  deployment create TEMPLATE_DIR --merge FILE... [--site ID] OUT_DIR
-
-Run `krmfn COMMAND --help` for each.
-"""
+def usage() -> str:
+    functions = "".join(f"  {f.name:<20} {f.summary}\n" for f in FUNCTIONS)
+    commands = "".join(f"  {name} {args}\n" for name, (_, args) in COMMANDS.items())
+    return (
+        "usage: krmfn [-h] [--version] COMMAND [ARGS...]\n"
+        "       krmfn help COMMAND\n"
+        "\n"
+        "Functions (each also installed as krmfn-<name>; stdin/stdout ResourceList filters):\n"
+        f"{functions}"
+        "\n"
+        "Commands over package trees:\n"
+        f"{commands}"
+        "\n"
+        "Run `krmfn help COMMAND` (or `krmfn COMMAND --help`) for each.\n"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] in ("-h", "--help", "help"):
-        sys.stdout.write(USAGE)
+    if not args or args[0] in ("-h", "--help"):
+        sys.stdout.write(usage())
         return 0
+    if args[0] == "--version":
+        sys.stdout.write(f"krmfn {__version__}\n")
+        return 0
+    if args[0] == "help":
+        if len(args) == 1:
+            sys.stdout.write(usage())
+            return 0
+        args = [args[1], "--help"]
     command, rest = args[0], args[1:]
-    if command in FUNCTIONS:
-        module = importlib.import_module(FUNCTIONS[command])
-        sys.argv = [f"krmfn-{command}", *rest]
-        return int(module.main())
+    if command in BY_NAME:
+        return BY_NAME[command].main(rest)
     if command in COMMANDS:
-        try:
-            module = importlib.import_module(COMMANDS[command])
-        except ModuleNotFoundError:
-            sys.stderr.write(f"krmfn {command}: not built yet\n")
-            return 1
+        module = importlib.import_module(COMMANDS[command][0])
         return int(module.main([command, *rest]))
-    sys.stderr.write(f"krmfn: unknown command {command!r}\n{USAGE}")
+    known = [*BY_NAME, *COMMANDS, "help"]
+    close = difflib.get_close_matches(command, known, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    sys.stderr.write(f"krmfn: unknown command {command!r}{hint}\n\n{usage()}")
     return 2
 
 

@@ -14,44 +14,102 @@ A function is a config model, one ``process(rl, config)`` and golden cases::
 
     def main() -> int:
         return run(process, Config, name="my-function", help_text="...")
+
+``__all__`` is the public surface (krmlib/README.md describes it); the public submodules are
+``krmlib.children`` (owned children) and ``krmlib.testing`` (the golden harness). Modules whose
+name starts with ``_`` are private. Names are imported on first use, so a function pays at
+start-up only for what it touches.
 """
 
-from .collection import (
-    Items,
-    has_annotations,
-    has_labels,
-    has_name,
-    is_kind,
-    is_kptfile,
-    is_local_config,
-)
-from .config import API_VERSION, FunctionConfig, parse_config, parse_config_value
-from .errors import ConfigError, FieldTypeError, InputError, KrmError
-from .kptfile import (
-    Condition,
-    Conditions,
-    add_readiness_gate,
-    get_condition,
-    get_conditions,
-    get_readiness_gates,
-    remove_condition,
-    set_condition,
-)
-from .object import (
-    ANN_INDEX,
-    ANN_LEGACY_INDEX,
-    ANN_LEGACY_PATH,
-    ANN_LOCAL_CONFIG,
-    ANN_PACKAGE_PATH,
-    ANN_PATH,
-    KubeObject,
-)
-from .paths import format_path, parse_path
-from .pkgpath import check_relative_path, default_file_name
-from .resourcelist import ResourceList
-from .results import Result, Results, Severity
-from .runner import read_files, run, run_resource_list, run_text
-from .selectors import Selector, parse_selectors, select
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .collection import (
+        Items,
+        has_annotations,
+        has_labels,
+        has_name,
+        is_kind,
+        is_kptfile,
+        is_local_config,
+    )
+    from .config import API_VERSION, FunctionConfig, parse_config, parse_config_value
+    from .errors import ConfigError, FieldTypeError, InputError, KrmError
+    from .kptfile import (
+        Condition,
+        Conditions,
+        add_readiness_gate,
+        get_condition,
+        get_conditions,
+        get_readiness_gates,
+        remove_condition,
+        set_condition,
+    )
+    from .models import did_you_mean
+    from .object import (
+        ANN_INDEX,
+        ANN_LEGACY_INDEX,
+        ANN_LEGACY_PATH,
+        ANN_LOCAL_CONFIG,
+        ANN_PACKAGE_PATH,
+        ANN_PATH,
+        KubeObject,
+    )
+    from .paths import format_path, parse_path
+    from .pkgpath import check_relative_path, default_file_name
+    from .resourcelist import ResourceList
+    from .results import Result, Results, Severity
+    from .runner import read_files, run, run_resource_list, run_text
+
+# Public name → the module that defines it.
+_WHERE = {
+    "Items": "collection",
+    "has_annotations": "collection",
+    "has_labels": "collection",
+    "has_name": "collection",
+    "is_kind": "collection",
+    "is_kptfile": "collection",
+    "is_local_config": "collection",
+    "API_VERSION": "config",
+    "FunctionConfig": "config",
+    "parse_config": "config",
+    "parse_config_value": "config",
+    "ConfigError": "errors",
+    "FieldTypeError": "errors",
+    "InputError": "errors",
+    "KrmError": "errors",
+    "Condition": "kptfile",
+    "Conditions": "kptfile",
+    "add_readiness_gate": "kptfile",
+    "get_condition": "kptfile",
+    "get_conditions": "kptfile",
+    "get_readiness_gates": "kptfile",
+    "remove_condition": "kptfile",
+    "set_condition": "kptfile",
+    "did_you_mean": "models",
+    "ANN_INDEX": "object",
+    "ANN_LEGACY_INDEX": "object",
+    "ANN_LEGACY_PATH": "object",
+    "ANN_LOCAL_CONFIG": "object",
+    "ANN_PACKAGE_PATH": "object",
+    "ANN_PATH": "object",
+    "KubeObject": "object",
+    "format_path": "paths",
+    "parse_path": "paths",
+    "check_relative_path": "pkgpath",
+    "default_file_name": "pkgpath",
+    "ResourceList": "resourcelist",
+    "Result": "results",
+    "Results": "results",
+    "Severity": "results",
+    "read_files": "runner",
+    "run": "runner",
+    "run_resource_list": "runner",
+    "run_text": "runner",
+}
 
 __all__ = [
     "ANN_INDEX",
@@ -73,11 +131,11 @@ __all__ = [
     "ResourceList",
     "Result",
     "Results",
-    "Selector",
     "Severity",
     "add_readiness_gate",
     "check_relative_path",
     "default_file_name",
+    "did_you_mean",
     "format_path",
     "get_condition",
     "get_conditions",
@@ -91,12 +149,23 @@ __all__ = [
     "parse_config",
     "parse_config_value",
     "parse_path",
-    "parse_selectors",
     "read_files",
     "remove_condition",
     "run",
     "run_resource_list",
     "run_text",
-    "select",
     "set_condition",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'krmlib' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_WHERE])

@@ -91,10 +91,10 @@ def splice_set(
                 return None
             start, end, indent = line_no + 1, block_end, child_indent
             continue
-        # The key is missing: insert it (and the rest of the path) after the block's last child.
+        # The key is missing: insert it (and the rest of the path) after the block's last child,
+        # above any comments or blank lines that end the block: they stand above the next key
+        # and stay there (issue 15.9).
         insert_at = child_end
-        if insert_at < end:
-            return None  # comments or blank lines at the end of the block: not simple
         new_lines = []
         missing_keys = keys[depth:]
         for offset, missing in enumerate(missing_keys[:-1]):

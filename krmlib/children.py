@@ -1,10 +1,10 @@
 """Owned children: a function declares the children it wants per owner; this module syncs them.
 
 A function that expands an owner (an ``Interface``, say) into children (``IPAllocation``s) says
-*what* it wants; :func:`sync_children` finds the children the owner already has and decides, per
-child, whether to create, leave, update or mark it for deletion; :func:`collect_orphans` marks the
-children whose owner is gone. The function then reacts to the returned changes (conditions,
-results). Nothing here knows about a particular kind.
+*what* it wants; :meth:`ChildSync.sync` finds the children the owner already has and decides,
+per child, whether to create, leave, update or mark it for deletion;
+:meth:`ChildSync.collect_orphans` marks the children whose owner is gone. The function then
+reacts to the returned changes (conditions, results). Nothing here knows about a particular kind.
 
 Two policies are pluggable:
 
@@ -47,11 +47,9 @@ __all__ = [
     "OwnerKey",
     "OwnerReferences",
     "Ownership",
-    "collect_orphans",
     "default_child_path",
     "now_rfc3339",
     "parse_owner",
-    "sync_children",
 ]
 
 Action = Literal["create", "unchanged", "update", "delete", "pending-delete", "conflict"]
@@ -244,7 +242,19 @@ class ChildSync:
         self._inserts: dict[int, list[KubeObject]] = {}
 
     def sync(self, owner: KubeObject, desired: Sequence[KubeObject]) -> list[ChildChange]:
-        """Make ``owner``'s children equal to ``desired``; see :func:`sync_children`."""
+        """Make ``owner``'s children of the ``owns`` kinds (apiVersion, kind) equal to ``desired``.
+
+        - a desired child with no current counterpart (same apiVersion, kind, name) is marked as
+          owned, placed in the owner's folder (unless it has a path) and inserted after the
+          owner's last child (or the owner) by :meth:`apply`; the desired object itself is
+          inserted, not a copy;
+        - a counterpart whose ``compare`` fields equal the desired ones is left alone; otherwise
+          those fields are rewritten in place; a counterpart marked for deletion is unmarked;
+        - a current child that is not desired is marked for deletion (once);
+        - a desired name already taken by an item the owner does not own is a ``conflict``.
+
+        Returns one change per desired child (in order), then one per child marked for deletion.
+        """
         key = OwnerKey.of(owner)
         current = self._children.get(key, [])
         by_identity = {(c.api_version, c.kind, c.name): c for c in current}
@@ -320,54 +330,8 @@ class ChildSync:
             self._emit(child, out)
 
 
-def sync_children(
-    items: Items,
-    owner: KubeObject,
-    desired: Sequence[KubeObject],
-    *,
-    owns: Sequence[tuple[str, str]],
-    ownership: Ownership,
-    deletion: Deletion,
-    compare: Sequence[str] = ("spec",),
-) -> list[ChildChange]:
-    """Make ``owner``'s children of the ``owns`` kinds (apiVersion, kind) equal to ``desired``.
-
-    - a desired child with no current counterpart (same apiVersion, kind, name) is marked as
-      owned, placed in the owner's folder (unless it has a path) and inserted after the owner's
-      last child (or the owner); the desired object itself is inserted, not a copy;
-    - a counterpart whose ``compare`` fields equal the desired ones is left alone; otherwise those
-      fields are rewritten in place; a counterpart marked for deletion gets its mark removed;
-    - a current child that is not desired is marked for deletion (once);
-    - a desired name already taken by an item the owner does not own is a ``conflict``.
-
-    Returns one change per desired child (in order), then one per child marked for deletion.
-    For many owners, use one :class:`ChildSync` (this indexes the items on every call).
-    """
-    sync = ChildSync(items, owns=owns, ownership=ownership, deletion=deletion, compare=compare)
-    changes = sync.sync(owner, desired)
-    sync.apply()
-    return changes
-
-
 def _mark(child: KubeObject, owner: OwnerKey, deletion: Deletion) -> ChildChange:
     if deletion.is_marked(child):
         return ChildChange("pending-delete", child, owner)
     deletion.mark(child)
     return ChildChange("delete", child, owner)
-
-
-def collect_orphans(
-    items: Items,
-    owner_kind: tuple[str, str],
-    *,
-    owns: Sequence[tuple[str, str]],
-    ownership: Ownership,
-    deletion: Deletion,
-) -> list[ChildChange]:
-    """Mark for deletion the children of ``owns`` kinds whose ``owner_kind`` owner is gone.
-
-    ``owner_kind`` is (apiVersion, kind). A child with several owners is an orphan only when all
-    of its owners of that kind are gone.
-    """
-    sync = ChildSync(items, owns=owns, ownership=ownership, deletion=deletion)
-    return sync.collect_orphans(owner_kind)

@@ -13,8 +13,9 @@ KPTFILE_API_VERSION = "kpt.dev/v1"
 KPTFILE_KIND = "Kptfile"
 
 
-def is_kind(kind: str, api_version: str | None = None) -> Predicate:
-    """Objects of ``kind`` (and ``api_version``: exact, ``group/*`` or ``*``)."""
+def is_kind(api_version: str | None, kind: str | None = None) -> Predicate:
+    """Objects of ``api_version`` (exact, ``group/*`` or ``*``; None: any) and ``kind`` (None:
+    any): the arguments in the order of :meth:`KubeObject.is_kind`."""
     return lambda obj: obj.is_kind(api_version, kind)
 
 
@@ -76,7 +77,7 @@ class Items:
 
     def find(self, api_version: str | None, kind: str, name: str) -> KubeObject | None:
         """The object with this identity (namespace ignored), if any."""
-        return self.first(is_kind(kind, api_version), has_name(name))
+        return self.first(is_kind(api_version, kind), has_name(name))
 
     @property
     def kptfile(self) -> KubeObject | None:
@@ -101,25 +102,6 @@ class Items:
             if other is obj:
                 return index
         raise ValueError(f"{obj!r} is not in the list")
-
-    def upsert(self, obj: KubeObject) -> KubeObject:
-        """Replace the object with the same apiVersion/kind/name/namespace, or append it.
-
-        The replaced object's path annotations carry over when the new one has none.
-        """
-        for index, other in enumerate(self._objects):
-            if (
-                other.api_version == obj.api_version
-                and other.kind == obj.kind
-                and other.name == obj.name
-                and other.namespace == obj.namespace
-            ):
-                if obj.path is None and other.path is not None:
-                    obj.set_path(other.path)
-                self._objects[index] = obj
-                return obj
-        self._objects.append(obj)
-        return obj
 
     def remove(self, obj: KubeObject) -> None:
         self._objects.pop(self.index(obj))

@@ -1,21 +1,27 @@
-"""functionConfig: a typed ``krmfn.dev/v1alpha1`` resource or a ConfigMap, into one frozen model."""
+"""functionConfig: a typed ``krmfn.dev/v1alpha1`` resource or a ConfigMap, into one frozen model.
+
+Both forms are strict alike: an unknown field (``spec.x``) or key (``data.x``) is an error with a
+"did you mean" suggestion, and so is a value outside an enum. The model remembers which form it
+came from, so a function names a field the way the user wrote it
+(:meth:`FunctionConfig.field_path`).
+"""
 
 from __future__ import annotations
 
 import re
-import types
 import typing
-from typing import Any, ClassVar, TypeVar, Union, get_args, get_origin
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal, TypeVar, get_origin
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
 from .errors import ConfigError
-from .models import validation_errors
+from .models import did_you_mean, field_annotation, validation_errors
 from .object import KubeObject
-from .results import Results
 
 API_VERSION = "krmfn.dev/v1alpha1"
 C = TypeVar("C", bound="FunctionConfig")
+Form = Literal["spec", "data"]
 
 
 class FunctionConfig(BaseModel):
@@ -24,15 +30,46 @@ class FunctionConfig(BaseModel):
     The typed form is ``apiVersion: krmfn.dev/v1alpha1``, ``kind: <KIND>`` with the fields under
     ``spec``; the ConfigMap form has one ``data`` key per field, in kebab case (``parent-kind``).
     ``CONFIGMAP_KEYS`` maps a ConfigMap key to a dotted field path for nested fields; a list field
-    takes a comma-separated string. Subclasses set ``KIND`` and declare their fields.
+    takes a comma-separated string, a map field ``a=b,c=d``. Subclasses set ``KIND`` and declare
+    their fields; defaults are validated like given values.
     """
 
     # defer_build: the validator is built on first validation, not at import (start-up time).
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, defer_build=True)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", populate_by_name=True, defer_build=True, validate_default=True
+    )
 
     API_VERSION: ClassVar[str] = API_VERSION
     KIND: ClassVar[str] = ""
     CONFIGMAP_KEYS: ClassVar[dict[str, str]] = {}
+    # Keys of the ConfigMap form this config refuses (key → why), e.g. a field too rich for text.
+    CONFIGMAP_REFUSED: ClassVar[dict[str, str]] = {}
+
+    _form: Form = PrivateAttr(default="spec")
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when the fields are: the form a config came from is not part of its value."""
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, FunctionConfig)
+        return self.__dict__ == other.__dict__
+
+    __hash__ = BaseModel.__hash__
+
+    @property
+    def form(self) -> Form:
+        """``spec`` (typed form, or no config) or ``data`` (ConfigMap form)."""
+        return self._form
+
+    def field_path(self, path: str) -> str:
+        """A field (dotted, by alias: ``parent.name``, ``files[0]``) as the user writes it.
+
+        ``spec.parent.name`` in the typed form (and when there is no config), ``data.parent-name``
+        in the ConfigMap form, where a list is one key (``files[0]`` is ``data.files``).
+        """
+        if self._form == "spec":
+            return f"spec.{path}" if path else "spec"
+        return self.configmap_key_of(path)
 
     @classmethod
     def configmap_keys(cls) -> dict[str, str]:
@@ -42,30 +79,40 @@ class FunctionConfig(BaseModel):
             for name, info in cls.model_fields.items()
         }
         keys.update(cls.CONFIGMAP_KEYS)
+        for key in cls.CONFIGMAP_REFUSED:
+            keys.pop(key, None)
         return keys
 
     @classmethod
-    def from_configmap(
-        cls: type[C],
-        data: dict[str, Any],
-        results: Results | None = None,
-        obj: KubeObject | None = None,
-    ) -> C:
-        """The model from ConfigMap ``data`` (strings); unknown keys are warnings."""
+    def configmap_key_of(cls, path: str) -> str:
+        """``data.<key>`` of the ConfigMap key holding the field at ``path`` (or its parent)."""
+        best = ""
+        best_key = ""
+        for key, target in cls.configmap_keys().items():
+            if _covers(target, path) and len(target) > len(best):
+                best, best_key = target, key
+        if not best_key:
+            head = re.split(r"[.\[]", path, maxsplit=1)[0]
+            best_key = _kebab(head)
+        return f"data.{best_key}"
+
+    @classmethod
+    def from_configmap(cls: type[C], data: Mapping[str, Any], obj: KubeObject | None = None) -> C:
+        """The model from ConfigMap ``data`` (strings); an unknown key is an error."""
         keys = cls.configmap_keys()
         spec: dict[str, Any] = {}
-        origin: dict[str, str] = {}
-        for key, value in data.items():
-            path = keys.get(str(key))
+        for raw_key, value in data.items():
+            key = str(raw_key)
+            if key in cls.CONFIGMAP_REFUSED:
+                raise ConfigError(cls.CONFIGMAP_REFUSED[key], obj=obj, field=f"data.{key}")
+            path = keys.get(key)
             if path is None:
-                if results is not None:
-                    results.warning(
-                        f"unknown key {key!r} in the ConfigMap config "
-                        f"(known: {', '.join(sorted(keys))})",
-                        obj,
-                        f"data.{key}",
-                    )
-                continue
+                raise ConfigError(
+                    f"unknown key {key!r} in the ConfigMap config{did_you_mean(key, keys)} "
+                    f"(known: {', '.join(sorted(keys))})",
+                    obj=obj,
+                    field=f"data.{key}",
+                )
             parts = path.split(".")
             text = "" if value is None else str(value)
             if _is_list_field(cls, parts):
@@ -78,57 +125,25 @@ class FunctionConfig(BaseModel):
             for part in parts[:-1]:
                 target = target.setdefault(part, {})
             target[parts[-1]] = parsed
-            origin[path] = f"data.{key}"
-        try:
-            return cls.model_validate(spec)
-        except ValidationError as exc:
-            field, message = validation_errors(exc)[0]
-            where = next(
-                (
-                    key
-                    for path, key in origin.items()
-                    if field == path or field.startswith(path + "[")
-                ),
-                f"data.{field}",
-            )
-            raise ConfigError(f"invalid config: {where}: {message}", obj=obj, field=where) from None
+        config = _validate(cls, spec, obj, "data", "invalid config")
+        config._form = "data"
+        return config
+
+
+def _covers(target: str, path: str) -> bool:
+    return path == target or path.startswith((target + ".", target + "["))
 
 
 def _kebab(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "-", name).replace("_", "-").lower()
 
 
-def _field_annotation(model: type[BaseModel], parts: list[str]) -> Any:
-    current: Any = model
-    annotation: Any = None
-    for part in parts:
-        if not (isinstance(current, type) and issubclass(current, BaseModel)):
-            return None
-        info = next(
-            (i for n, i in current.model_fields.items() if part in (i.alias or n, n)),
-            None,
-        )
-        if info is None:
-            return None
-        annotation = _unwrap_optional(info.annotation)
-        current = annotation
-    return annotation
-
-
-def _unwrap_optional(annotation: Any) -> Any:
-    if get_origin(annotation) in (Union, types.UnionType):
-        args = [a for a in get_args(annotation) if a is not type(None)]
-        if len(args) == 1:
-            return args[0]
-    return annotation
-
-
 def _is_list_field(model: type[BaseModel], parts: list[str]) -> bool:
-    return get_origin(_field_annotation(model, parts)) in (list, tuple, typing.Sequence)
+    return get_origin(field_annotation(model, parts)) in (list, tuple, typing.Sequence)
 
 
 def _is_map_field(model: type[BaseModel], parts: list[str]) -> bool:
-    return get_origin(_field_annotation(model, parts)) in (dict, typing.Mapping)
+    return get_origin(field_annotation(model, parts)) in (dict, typing.Mapping)
 
 
 def _parse_pairs(text: str) -> dict[str, str]:
@@ -141,32 +156,49 @@ def _parse_pairs(text: str) -> dict[str, str]:
     return out
 
 
-def parse_config(model: type[C], config: KubeObject | None, results: Results) -> C:
+def _validate(model: type[C], spec: Any, obj: KubeObject | None, form: Form | None, lead: str) -> C:
+    """``model.model_validate(spec)``; a ValidationError becomes one ConfigError (the only place).
+
+    Every failure is listed as ``field: message`` with the field as the user writes it in
+    ``form`` (``spec.x``, ``data.x``; bare when ``form`` is None); the first one is the result's
+    field. Unknown fields and enum values get a "did you mean" suggestion.
+    """
+    try:
+        return model.model_validate(spec)
+    except ValidationError as exc:
+        problems = [
+            (_in_form(model, field, form), message)
+            for field, message in validation_errors(exc, model=model)
+        ]
+    text = "; ".join(f"{field}: {message}" if field else message for field, message in problems)
+    raise ConfigError(f"{lead}: {text}" if lead else text, obj=obj, field=problems[0][0])
+
+
+def _in_form(model: type[FunctionConfig], path: str, form: Form | None) -> str:
+    if form is None:
+        return path
+    if form == "spec":
+        return f"spec.{path}" if path else "spec"
+    return model.configmap_key_of(path)
+
+
+def parse_config(model: type[C], config: KubeObject | None) -> C:
     """The function's config from its functionConfig item; ConfigError names the field."""
     if config is None:
-        return _defaults(model)
+        return _validate(model, {}, None, "spec", "this function needs a functionConfig")
     kind, api_version = config.kind, config.api_version
     if kind == "ConfigMap" and api_version == "v1":
         data = config.get("data", {}) or {}
         if not isinstance(data, dict):
             raise ConfigError("ConfigMap data must be a map", obj=config, field="data")
-        if not data:
-            return _defaults(model)
-        return model.from_configmap(data, results, config)
+        return model.from_configmap(data, config)
     if kind == model.KIND and api_version == model.API_VERSION:
         spec = config.get("spec", {})
         if spec is None:
             spec = {}
         if not isinstance(spec, dict):
             raise ConfigError("spec must be a map", obj=config, field="spec")
-        try:
-            return model.model_validate(spec)
-        except ValidationError as exc:
-            errors = validation_errors(exc, "spec")
-            message = "; ".join(f"{f}: {m}" for f, m in errors)
-            raise ConfigError(
-                f"invalid config: {message}", obj=config, field=errors[0][0]
-            ) from None
+        return _validate(model, spec, config, "spec", "invalid config")
     raise ConfigError(
         f"functionConfig {api_version} {kind} is not accepted: expected a v1 ConfigMap or "
         f"{model.API_VERSION} {model.KIND}",
@@ -175,27 +207,9 @@ def parse_config(model: type[C], config: KubeObject | None, results: Results) ->
     )
 
 
-def _defaults(model: type[C]) -> C:
-    """The config with every default (no validator is built when nothing is required)."""
-    if not any(field.is_required() for field in model.model_fields.values()):
-        return model.model_construct()
-    try:
-        return model()
-    except ValidationError as exc:
-        errors = validation_errors(exc, "spec")
-        raise ConfigError(
-            f"this function needs a functionConfig: {'; '.join(f'{f}: {m}' for f, m in errors)}",
-            field=errors[0][0],
-        ) from None
+def parse_config_value(model: type[C], value: Mapping[str, Any]) -> C:
+    """A config model from plain data, as the typed form's ``spec`` (library callers, tests)."""
+    return _validate(model, dict(value), None, None, "")
 
 
-def parse_config_value(model: type[C], value: dict[str, Any]) -> C:
-    """A config model from plain data (for library callers and tests)."""
-    try:
-        return model.model_validate(value)
-    except ValidationError as exc:
-        errors = validation_errors(exc)
-        raise ConfigError("; ".join(f"{f}: {m}" for f, m in errors), field=errors[0][0]) from None
-
-
-__all__ = ["API_VERSION", "FunctionConfig", "parse_config", "parse_config_value"]
+__all__ = ["API_VERSION", "FunctionConfig", "did_you_mean", "parse_config", "parse_config_value"]

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar
+import difflib
+import re
+import types
+import typing
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, Union, get_args, get_origin
 
 from .errors import KrmError
 from .paths import format_path
@@ -32,19 +37,71 @@ def validate_model(
         raise error(describe(exc, prefix), obj=obj, field=_first_field(exc, prefix)) from None
 
 
-def validation_errors(exc: ValidationError, prefix: str = "") -> list[tuple[str, str]]:
-    """Every failure as (field path, message)."""
+def validation_errors(
+    exc: ValidationError, prefix: str = "", *, model: type[Any] | None = None
+) -> list[tuple[str, str]]:
+    """Every failure as (field path, message): the one reading of a pydantic ValidationError.
+
+    With ``model``, an unknown field or enum value gets a "did you mean" suggestion.
+    """
     out = []
     for err in exc.errors():
-        keys = [str(k) if not isinstance(k, int) else k for k in err["loc"]]
-        field = ".".join(p for p in (prefix, format_path(keys)) if p)
-        message = err["msg"]
+        loc = [k if isinstance(k, int) else str(k) for k in err["loc"]]
+        field = ".".join(p for p in (prefix, format_path(loc)) if p)
+        message = str(err["msg"])
         if err["type"] == "extra_forbidden":
-            message = "unknown field"
+            siblings = _field_names(model, loc[:-1]) if model is not None else []
+            message = "unknown field" + did_you_mean(str(loc[-1]), siblings)
         elif err["type"] == "missing":
             message = "required field is missing"
+        elif err["type"] == "literal_error" and model is not None:
+            expected = str((err.get("ctx") or {}).get("expected", ""))
+            message += did_you_mean(str(err.get("input")), re.findall(r"'([^']*)'", expected))
         out.append((field, message))
     return out
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'mode'?)`` for the closest choice, or nothing."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def field_annotation(model: type[Any], parts: Sequence[str]) -> Any:
+    """The type of the field at ``parts`` (names or aliases) of a pydantic model; Optional
+    unwrapped; None when there is no such field."""
+    current: Any = model
+    annotation: Any = None
+    for part in parts:
+        fields = getattr(current, "model_fields", None)
+        if not isinstance(current, type) or fields is None:
+            return None
+        info = next((i for n, i in fields.items() if part in (i.alias or n, n)), None)
+        if info is None:
+            return None
+        annotation = _unwrap_optional(info.annotation)
+        current = annotation
+    return annotation
+
+
+def _unwrap_optional(annotation: Any) -> Any:
+    if get_origin(annotation) in (Union, types.UnionType):
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0]
+    return annotation
+
+
+def _field_names(model: type[Any], loc: Sequence[Any]) -> list[str]:
+    """The field names (by alias) of the model at ``loc`` (list indexes skipped)."""
+    parts = [str(k) for k in loc if not isinstance(k, int)]
+    target: Any = field_annotation(model, parts) if parts else model
+    while get_origin(target) in (list, tuple, typing.Sequence):
+        target = get_args(target)[0]
+    fields = getattr(target, "model_fields", None)
+    if not isinstance(target, type) or fields is None:
+        return []
+    return [info.alias or name for name, info in fields.items()]
 
 
 def describe(exc: ValidationError, prefix: str = "") -> str:
@@ -69,4 +126,11 @@ def dump_model(value: Any) -> dict[str, Any]:
     return dict(value)
 
 
-__all__ = ["describe", "dump_model", "validate_model", "validation_errors"]
+__all__ = [
+    "describe",
+    "did_you_mean",
+    "dump_model",
+    "field_annotation",
+    "validate_model",
+    "validation_errors",
+]

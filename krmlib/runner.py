@@ -1,14 +1,13 @@
-"""The runner: stdin → process → stdout, ``--help``, and standalone file mode."""
+"""The runner: stdin → process → stdout, ``--help``/``--version``, and standalone file mode."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from .config import FunctionConfig, parse_config
 from .errors import KrmError
@@ -16,9 +15,18 @@ from .object import KubeObject
 from .resourcelist import ResourceList
 
 C = TypeVar("C", bound=FunctionConfig)
+# What the runner calls: the config is the function's config class, or None without one.
 Process = Callable[[ResourceList, Any], None]
 
 
+@overload
+def run_text(
+    process: Callable[[ResourceList, C], None], config_model: type[C], text: str
+) -> tuple[str, int]: ...
+@overload
+def run_text(
+    process: Callable[[ResourceList, None], None], config_model: None, text: str
+) -> tuple[str, int]: ...
 def run_text(
     process: Process, config_model: type[FunctionConfig] | None, text: str
 ) -> tuple[str, int]:
@@ -27,6 +35,14 @@ def run_text(
     return rl.to_yaml(), (1 if rl.results.has_errors else 0)
 
 
+@overload
+def run_resource_list(
+    process: Callable[[ResourceList, C], None], config_model: type[C], text: str
+) -> ResourceList: ...
+@overload
+def run_resource_list(
+    process: Callable[[ResourceList, None], None], config_model: None, text: str
+) -> ResourceList: ...
 def run_resource_list(
     process: Process, config_model: type[FunctionConfig] | None, text: str
 ) -> ResourceList:
@@ -38,16 +54,14 @@ def run_resource_list(
         rl.results.from_error(exc)
         return rl
     del text  # the items hold their own text; let a big input go before processing
-    return process_resource_list(process, config_model, rl)
+    return _process(process, config_model, rl)
 
 
-def process_resource_list(
+def _process(
     process: Process, config_model: type[FunctionConfig] | None, rl: ResourceList
 ) -> ResourceList:
     try:
-        config = (
-            parse_config(config_model, rl.function_config, rl.results) if config_model else None
-        )
+        config = parse_config(config_model, rl.function_config) if config_model else None
         process(rl, config)
     except KrmError as exc:
         rl.results.from_error(exc)
@@ -66,31 +80,54 @@ def decode(data: bytes) -> str:
         ) from None
 
 
+@overload
+def run(
+    process: Callable[[ResourceList, C], None],
+    config_model: type[C],
+    *,
+    name: str,
+    help_text: str | Callable[[], str] = "",
+    version: str = "",
+    argv: Sequence[str] | None = None,
+) -> int: ...
+@overload
+def run(
+    process: Callable[[ResourceList, None], None],
+    config_model: None = None,
+    *,
+    name: str,
+    help_text: str | Callable[[], str] = "",
+    version: str = "",
+    argv: Sequence[str] | None = None,
+) -> int: ...
 def run(
     process: Process,
     config_model: type[FunctionConfig] | None = None,
     *,
     name: str,
     help_text: str | Callable[[], str] = "",
+    version: str = "",
     argv: Sequence[str] | None = None,
 ) -> int:
-    """The console-script entry point of a function. Returns the exit code."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    parser = argparse.ArgumentParser(prog=name, add_help=False)
-    parser.add_argument("-h", "--help", action="store_true")
-    parser.add_argument("--fn-config", dest="fn_config")
-    parser.add_argument("--output", choices=("stream", "resourcelist"), default=None)
-    parser.add_argument("paths", nargs="*")
-    opts, unknown = parser.parse_known_args(args)
-    if opts.help:
+    """The console-script entry point of a function. Returns the exit code.
+
+    ``--help`` prints the usage and the flags, then ``help_text`` (the function's documentation);
+    ``--version`` prints ``name version``.
+    """
+    from ._args import parse_args
+
+    args = parse_args(name, list(sys.argv[1:] if argv is None else argv))
+    if isinstance(args, int):
+        return args
+    if args.help:
         text = help_text() if callable(help_text) else help_text
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        _write(usage(name) + ("\n" + text.rstrip("\n") + "\n" if text.strip() else ""))
         return 0
-    if unknown:
-        sys.stderr.write(f"{name}: unknown arguments {' '.join(unknown)} (see --help)\n")
-        return 2
-    if opts.paths or opts.fn_config:
-        return _run_files(process, config_model, name, opts.paths, opts.fn_config, opts.output)
+    if args.version:
+        _write(f"{name} {version or 'unknown'}\n")
+        return 0
+    if args.paths or args.fn_config:
+        return _run_files(process, config_model, name, args.paths, args.fn_config, args.output)
     try:
         # No name keeps the input text alive once the items are split from it (memory).
         rl = run_resource_list(process, config_model, decode(sys.stdin.buffer.read()))
@@ -99,6 +136,13 @@ def run(
         rl.results.from_error(exc)
     _write_pieces(rl.iter_yaml())
     return 1 if rl.results.has_errors else 0
+
+
+def usage(name: str) -> str:
+    """The usage line and the flags every function takes (the head of ``--help``)."""
+    from ._args import USAGE
+
+    return USAGE.format(name=name)
 
 
 def _write(text: str) -> None:
@@ -135,7 +179,7 @@ def _run_files(
         message = exc.message if isinstance(exc, KrmError) else str(exc)
         sys.stderr.write(f"{name}: error: {message}\n")
         return 1
-    process_resource_list(process, config_model, rl)
+    _process(process, config_model, rl)
     if output == "resourcelist":
         _write(rl.to_yaml())
     else:

@@ -17,11 +17,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from krmfn.registry import FUNCTIONS as REGISTRY
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = ROOT / "testdata" / "bad"
 BIN = Path(sys.executable).parent
-FUNCTIONS = ["interface-expander", "preparer", "merger", "topology-to-pvs", "applyset-labeler"]
+FUNCTIONS = [function.name for function in REGISTRY]
 MEMORY_LIMIT = 3 * 1024**3
 TIME_LIMIT = 120.0
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"

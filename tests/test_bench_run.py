@@ -94,7 +94,7 @@ def test_render_reports_targets() -> None:
     assert "| 10,000 | merger | 2.000 | 40 | 0.67x | 8.00x |" in text
     assert "time at 10k ≤ 1.0x kpt fn source: PASS (0.67x)" in text
     assert "peak RSS ≤ 10x RL size: FAIL (12.00x at 50,000)" in text
-    assert "start-up ≤ 100 ms over cat: FAIL (150 ms)" in text
+    assert "start-up ≤ 60 ms over cat (no config): FAIL (150 ms)" in text
     assert "time(50k)/time(10k) ≤ 5.5: FAIL (6.00)" in text
     assert "**preparer**: not built" in text
     assert "| 10,000 | hung | > 900 | | > 300.00x | |" in text

@@ -8,15 +8,17 @@ import pytest
 
 from krmlib import Items, KrmError, KubeObject
 from krmlib.children import (
+    ChildChange,
+    ChildSync,
     DeleteAnnotation,
+    Deletion,
     DeletionTimestamp,
     OwnerAnnotation,
     OwnerKey,
     OwnerReferences,
-    collect_orphans,
+    Ownership,
     now_rfc3339,
     parse_owner,
-    sync_children,
 )
 
 OWNS = (("example.com/v1", "Child"),)
@@ -40,6 +42,35 @@ def child(name: str, spec: dict[str, Any], owner_name: str | None = "p") -> Kube
         ]
     return KubeObject.from_dict(
         {"apiVersion": "example.com/v1", "kind": "Child", "metadata": metadata, "spec": spec}
+    )
+
+
+def sync_children(
+    items: Items,
+    parent: KubeObject,
+    desired: list[KubeObject],
+    *,
+    owns: tuple[tuple[str, str], ...],
+    ownership: Ownership,
+    deletion: Deletion,
+) -> list[ChildChange]:
+    """One owner's sync in one pass (index, sync, apply)."""
+    children = ChildSync(items, owns=owns, ownership=ownership, deletion=deletion)
+    changes = children.sync(parent, desired)
+    children.apply()
+    return changes
+
+
+def collect_orphans(
+    items: Items,
+    owner_kind: tuple[str, str],
+    *,
+    owns: tuple[tuple[str, str], ...],
+    ownership: Ownership,
+    deletion: Deletion,
+) -> list[ChildChange]:
+    return ChildSync(items, owns=owns, ownership=ownership, deletion=deletion).collect_orphans(
+        owner_kind
     )
 
 

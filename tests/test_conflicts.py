@@ -163,6 +163,17 @@ def topology(kind: str, name: str, spec: str) -> str:
 PLACEMENT = "templates:\n- template: t\n  sites: [s]\n"
 TEMPLATE_T = topology("Template", "t", "templateId: topo")
 SITE_S = topology("Site", "s", "siteId: lab/1")
+# Children are placed on catalog sites only (TKO refuses an unknown site).
+CATALOG_SITE = (
+    "- apiVersion: tko.nephio.org/v1alpha1\n"
+    "  kind: Site\n"
+    "  metadata:\n"
+    "    name: lab-1\n"
+    "    annotations:\n"
+    '      config.kubernetes.io/local-config: "true"\n'
+    "      config.kubernetes.io/path: 'catalog.yaml'\n"
+    "  spec: {siteId: lab/1}\n"
+)
 # The inline catalog's template "topo" is this very topology package: a Placement of it creates
 # a child that places it again, one level deeper on every render.
 OWN_TEMPLATE = (
@@ -369,7 +380,7 @@ def test_topology_instances_with_one_pvs_name(topologies: list[str]) -> None:
 def test_preparer_two_placements_cannot_place_the_same_child() -> None:
     catalog = OWN_TEMPLATE.replace("kind: Placement", "kind: NotAPlacement")
     items = [kptfile("topo"), catalog, topology("Placement", "cu", PLACEMENT)]
-    items += [topology("Placement", "cu-again", PLACEMENT), TEMPLATE_T, SITE_S]
+    items += [topology("Placement", "cu-again", PLACEMENT), TEMPLATE_T, SITE_S, CATALOG_SITE]
     out, code = run_text(preparer_process, PreparerConfig, HEAD + "".join(items))
     assert code == 1, out
     errors = [r for r in _yaml.load_plain(out).get("results") or [] if r["severity"] == "error"]

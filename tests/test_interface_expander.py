@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -61,12 +60,6 @@ def run(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[ResourceList, int]:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     rl = run_resource_list(process, Config, text)
     return rl, (1 if rl.results.has_errors else 0)
-
-
-def test_help_prints_the_readme() -> None:
-    done = subprocess.run([str(SCRIPT), "--help"], capture_output=True, text=True, check=False)
-    assert done.returncode == 0
-    assert done.stdout == (PKG / "README.md").read_text(encoding="utf-8")
 
 
 def test_the_readme_config_example_is_valid(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -154,9 +154,9 @@ def test_config_errors_name_the_field() -> None:
     assert code == 1 and "spec.count" in out and "spec.bogus: unknown field" in out
 
 
-def test_unknown_configmap_keys_are_warnings_and_wrong_kinds_errors() -> None:
+def test_unknown_configmap_keys_and_wrong_kinds_are_errors() -> None:
     out, code = run_text(noop, Config, RL.replace('count: "3"', 'count: "3"\n    colour: red'))
-    assert code == 0 and "severity: warning" in out and "colour" in out
+    assert code == 1 and "severity: error" in out and "unknown key 'colour'" in out
     other = RL.replace(
         "  kind: ConfigMap\n  metadata:\n    name: function-input",
         "  kind: Secret\n  metadata:\n    name: function-input",

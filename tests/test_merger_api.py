@@ -72,7 +72,8 @@ def test_override_merges_maps_replaces_lists_and_null_removes() -> None:
     assert not items[1].changed  # unrelated items untouched
 
 
-def test_identity_ignores_namespace_and_version_but_not_group() -> None:
+def test_identity_is_full_api_version_kind_and_name_not_namespace() -> None:
+    """TKO and the seed: identified by GVK+name; a v2 is added beside the v1 (issue 15.1)."""
     items = package(TEMPLATE)
     other_ns = obj("a", data={"v": "ns"})
     other_ns.set("metadata.namespace", "two")
@@ -84,9 +85,10 @@ def test_identity_ignores_namespace_and_version_but_not_group() -> None:
     )
     out = merge_resources(items, [other_ns, other_version, other_group])
     assert out[0] is items[0] and items[0].get("data.v") == "ns"
-    assert out[1] is items[1] and items[1].api_version == "v2"
-    assert len(items) == 3 and out[2] is items[2]
-    assert items[2].path == "configmap_a.yaml"
+    assert items[1].api_version == "v1" and items[1].get("data") != {"v": "2"}
+    assert len(items) == 4 and out[1] is items[2] and out[2] is items[3]
+    assert items[2].api_version == "v2" and items[2].get("data.v") == "2"
+    assert items[3].api_version == "example.com/v1" and items[3].path == "configmap_a.yaml"
 
 
 def test_replace_keeps_slot_path_and_index_but_not_ids() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -10,7 +9,7 @@ import pytest
 from krmfn.merger.config import Config
 from krmfn.merger.process import process
 
-from krmlib import ResourceList, Results, parse_config
+from krmlib import ResourceList, parse_config
 from krmlib.testing import run_kpt
 
 SCRIPT = str(Path(sys.executable).parent / "krmfn-merger")
@@ -118,19 +117,12 @@ def test_render_fails_on_a_missing_file_and_changes_nothing(tmp_path: Path) -> N
     assert (pkg / "namespace.yaml").read_text() == RESOURCES
 
 
-def test_help_prints_the_readme() -> None:
-    done = subprocess.run([SCRIPT, "--help"], capture_output=True, text=True, check=False)
-    assert done.returncode == 0
-    readme = (Path(__file__).parent.parent / "functions" / "merger" / "README.md").read_text()
-    assert done.stdout == readme
-
-
 def test_configmap_form_coerces_from_package() -> None:
     rl = ResourceList.parse(
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: function-input\n"
         'data:\n  files: a.yaml, b.yaml\n  from-package: "true"\n'
     )
-    config = parse_config(Config, rl.items[0], Results())
+    config = parse_config(Config, rl.items[0])
     assert config.files == ["a.yaml", "b.yaml"]
     assert config.from_package is True
     assert config.resources == []

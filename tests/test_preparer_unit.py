@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from krmfn.preparer import Config, process
 from krmfn.preparer.catalog import CatalogEntry
-from krmfn.preparer.topology import cap_name, child_folders, slug
+from krmfn.preparer.topology import child_folders
+from krmfn.tko import cap_label, slug
 
 from krmlib import KrmError, KubeObject, ResourceList, parse_config_value
 
@@ -67,7 +68,7 @@ def test_python_plugin_that_waits_keeps_package_unprepared() -> None:
     assert messages(rl) == ["not yet"]
 
 
-def never_done(ctx: object) -> bool:
+def never_done(ctx: object) -> object:
     from krmfn.preparer import PluginContext
 
     assert isinstance(ctx, PluginContext)
@@ -99,7 +100,7 @@ def test_catalog_package_is_left_alone(tmp_path: Path) -> None:
 
 
 def test_metadata_patterns_match_whole_values() -> None:
-    entry = CatalogEntry("x", {"Site.region": ["bangalore"]}, list)
+    entry = CatalogEntry("x", {"Site.region": "bangalore"}, list)
     assert entry.matches({"Site.region": "bangalore"})
     assert entry.matches({"Site.region": "bang*"})
     assert entry.matches({"Site.region": "*lore"})
@@ -114,12 +115,12 @@ def test_child_folder_names_are_slugs() -> None:
 
 
 def test_long_child_names_are_cut_with_a_hash() -> None:
-    assert cap_name("a" * 63) == "a" * 63
+    assert cap_label("a" * 63) == "a" * 63
     long = "a-" + "region-site-" * 22
-    capped = cap_name(long)
+    capped = cap_label(long)
     assert len(capped) == 63
     assert capped == long[:54] + "-" + hashlib.sha1(long.encode()).hexdigest()[:8]
-    assert cap_name(long + "x") != capped
+    assert cap_label(long + "x") != capped
 
 
 def test_clashing_child_names_get_a_hash_of_the_site() -> None:

@@ -1,43 +1,93 @@
-"""The console scripts exist, answer --help with their README, and each has catalog metadata."""
+"""The commands of the registry exist and explain themselves: --help (usage, flags, then the
+function's README), --version, `krmfn help`, suggestions for a mistyped command or flag; the
+console scripts and catalog metadata match the registry."""
+
+from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 import yaml
+from krmfn import __version__
+from krmfn.registry import BY_NAME, FUNCTIONS, Function
 
 BIN = Path(sys.executable).parent
 ROOT = Path(__file__).resolve().parent.parent
-FUNCTIONS = ["interface-expander", "preparer", "merger", "topology-to-pvs", "applyset-labeler"]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+NAMES = [f.name for f in FUNCTIONS]
 
 
-def test_umbrella_help() -> None:
-    done = subprocess.run([str(BIN / "krmfn"), "--help"], capture_output=True, text=True)
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, capture_output=True, text=True, check=False)
+
+
+def test_umbrella_help_lists_every_function_and_command() -> None:
+    done = _run(str(BIN / "krmfn"), "--help")
     assert done.returncode == 0
-    assert "prepare-all" in done.stdout
+    assert done.stdout.startswith("usage: krmfn ")
+    assert all(f"  {name} " in done.stdout for name in NAMES)
+    assert "prepare-all" in done.stdout and "deployment create" in done.stdout
 
 
-@pytest.mark.parametrize("function", FUNCTIONS)
-def test_help_is_the_readme(function: str) -> None:
-    readme = (ROOT / "functions" / function.replace("-", "_") / "README.md").read_text()
-    done = subprocess.run(
-        [str(BIN / f"krmfn-{function}"), "--help"], capture_output=True, text=True
-    )
+def test_version_is_the_projects() -> None:
+    assert __version__ == PYPROJECT["project"]["version"]
+    done = _run(str(BIN / "krmfn"), "--version")
+    assert (done.returncode, done.stdout) == (0, f"krmfn {__version__}\n")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_function_version(name: str) -> None:
+    done = _run(str(BIN / f"krmfn-{name}"), "--version")
+    assert (done.returncode, done.stdout) == (0, f"krmfn-{name} {__version__}\n")
+    assert _run(str(BIN / "krmfn"), name, "--version").stdout == done.stdout
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_help_is_usage_then_the_readme(name: str) -> None:
+    readme = BY_NAME[name].docs()
+    done = _run(str(BIN / f"krmfn-{name}"), "--help")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == readme.strip()
-    umbrella = subprocess.run(
-        [str(BIN / "krmfn"), function, "--help"], capture_output=True, text=True
-    )
-    assert umbrella.stdout == done.stdout
+    head, sep, docs = done.stdout.partition("\n\n# ")
+    assert sep, done.stdout[:400]
+    assert head.startswith(f"usage: krmfn-{name} [-h] [--version] [--fn-config FILE]")
+    assert all(flag in head for flag in ("--fn-config FILE", "--output FORMAT", "--version"))
+    assert "# " + docs == readme  # the README as `kpt fn doc` would show it, whole
+    for umbrella in (["krmfn", name, "--help"], ["krmfn", "help", name]):
+        assert _run(str(BIN / umbrella[0]), *umbrella[1:]).stdout == done.stdout
 
 
-@pytest.mark.parametrize("function", FUNCTIONS)
-def test_catalog_metadata(function: str) -> None:
-    meta = yaml.safe_load(
-        (ROOT / "functions" / function.replace("-", "_") / "metadata.yaml").read_text()
-    )
-    assert meta["image"] == f"localhost/krmfn/{function}:v0.1.0"  # semver tag, never latest
+@pytest.mark.parametrize(
+    ("args", "suggestion"),
+    [
+        (["krmfn", "aplyset-labeler"], "did you mean 'applyset-labeler'?"),
+        (["krmfn", "prepare-al"], "did you mean 'prepare-all'?"),
+        (["krmfn-merger", "--fn-confg", "x.yaml"], "did you mean '--fn-config'?"),
+        (["krmfn-merger", "--verison"], "did you mean '--version'?"),
+    ],
+)
+def test_a_mistyped_command_suggests_the_right_one(args: list[str], suggestion: str) -> None:
+    done = _run(str(BIN / args[0]), *args[1:])
+    assert done.returncode == 2 and done.stdout == ""
+    assert suggestion in done.stderr
+
+
+def test_console_scripts_and_packages_follow_the_registry() -> None:
+    scripts = PYPROJECT["project"]["scripts"]
+    assert scripts == {
+        "krmfn": "krmfn.cli:main",
+        **{f.script: f"{f.package}.__main__:main" for f in FUNCTIONS},
+    }
+    packages = PYPROJECT["tool"]["setuptools"]["packages"]
+    assert all(f.package in packages for f in FUNCTIONS)
+
+
+@pytest.mark.parametrize("function", FUNCTIONS, ids=str)
+def test_catalog_metadata(function: Function) -> None:
+    meta = yaml.safe_load((function.folder / "metadata.yaml").read_text())
+    assert meta["image"] == f"localhost/krmfn/{function.name}:v{__version__}"  # never latest
     assert meta["license"] == "Apache-2.0" and meta["description"] and "mutator" in meta["tags"]
     assert all((ROOT / path).exists() for path in meta["examplePackageURLs"])
     assert (ROOT / meta["sourceURL"]).is_dir()

@@ -10,7 +10,6 @@ from krmfn.topology_to_pvs.labelselector import check_selector, matches
 from krmfn.topology_to_pvs.naming import dns_label, label_value
 
 from krmlib import ConfigError, KubeObject, ResourceList, parse_config, run_text
-from krmlib.results import Results
 
 TESTDATA = Path(__file__).resolve().parent.parent / "testdata" / "topology-to-pvs"
 
@@ -89,26 +88,26 @@ def _configmap(data: dict[str, str]) -> KubeObject:
 
 
 def test_configmap_wait_rules() -> None:
-    config = parse_config(Config, _configmap({"wait-rules": "smf:upf, amf:smf"}), Results())
+    config = parse_config(Config, _configmap({"wait-rules": "smf:upf, amf:smf"}))
     assert [(r.waiter, r.waits_for) for r in config.wait_rules] == [("smf", "upf"), ("amf", "smf")]
-    none = parse_config(Config, _configmap({"wait-rules": ""}), Results())
+    none = parse_config(Config, _configmap({"wait-rules": ""}))
     assert none.wait_rules == ()
     assert Config().wait_rules[0].waiter == "smf"
 
 
 def test_configmap_booleans_and_choices() -> None:
     data = {"list-planned": "true", "revision-type": "integer", "capacity-mode": "none"}
-    config = parse_config(Config, _configmap(data), Results())
+    config = parse_config(Config, _configmap(data))
     assert config.list_planned is True
     assert config.revision_type == "integer"
     with pytest.raises(ConfigError) as info:
-        parse_config(Config, _configmap({"target-selector": "clusterSelector"}), Results())
+        parse_config(Config, _configmap({"target-selector": "clusterSelector"}))
     assert info.value.field == "data.target-selector"
 
 
 def test_a_type_cannot_wait_for_itself() -> None:
     with pytest.raises(ConfigError) as info:
-        parse_config(Config, _configmap({"wait-rules": "smf:smf"}), Results())
+        parse_config(Config, _configmap({"wait-rules": "smf:smf"}))
     assert info.value.field == "data.wait-rules"
 
 
@@ -182,16 +181,7 @@ def test_readme_config_examples_parse() -> None:
     ]
     assert len(blocks) == 2
     typed, configmap = (KubeObject.from_yaml(b) for b in blocks)
-    assert parse_config(Config, typed, Results()) == Config()
-    parsed = parse_config(Config, configmap, Results())
+    assert parse_config(Config, typed) == Config()
+    parsed = parse_config(Config, configmap)
     assert parsed.target_selector == "objectSelector"
     assert [(r.waiter, r.waits_for) for r in parsed.wait_rules] == [("smf", "upf"), ("amf", "smf")]
-
-
-def test_help_prints_the_readme(capsys: pytest.CaptureFixture[str]) -> None:
-    from krmfn.topology_to_pvs.__main__ import main
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("sys.argv", ["krmfn-topology-to-pvs", "--help"])
-        assert main() == 0
-    assert capsys.readouterr().out.startswith("# krmfn-topology-to-pvs")

@@ -1,23 +1,10 @@
-"""Entry point of krmfn-applyset-labeler."""
-
-from __future__ import annotations
+"""The console script krmfn-applyset-labeler (the function is declared in krmfn.registry)."""
 
 import sys
-from pathlib import Path
 
-from krmlib import run
+from krmfn.registry import entry_point
 
-
-def _help() -> str:
-    return (Path(__file__).parent / "README.md").read_text(encoding="utf-8")
-
-
-def main() -> int:
-    from .config import Config
-    from .process import process
-
-    return run(process, Config, name="krmfn-applyset-labeler", help_text=_help)
-
+main = entry_point(__package__ or "krmfn.applyset_labeler")
 
 if __name__ == "__main__":
     sys.exit(main())

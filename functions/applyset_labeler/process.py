@@ -40,7 +40,8 @@ def process(rl: ResourceList, config: Config) -> None:
         for o in candidates
         if o.namespace and not scopes.cluster_scoped(o.kind, o.group)
     ]
-    namespace = parent_namespace(ref, found, cluster, explicit, _field(rl, "parent.namespace"))
+    field = config.field_path("parent.namespace")
+    namespace = parent_namespace(ref, found, cluster, explicit, field)
     set_id = applyset_id(ref.name, namespace, ref.kind, ref.group)
 
     members = [resolve(o, scopes, namespace) for o in candidates]
@@ -87,19 +88,12 @@ def _parent_ref(rl: ResourceList, config: Config) -> ParentRef:
         return ref
     kptfile = rl.items.kptfile
     if kptfile is None:
+        field = config.field_path("parent.name")
         raise KrmError(
-            "spec.parent.name is not set and there is no Kptfile to take the package name from",
-            field="spec.parent.name",
+            f"{field} is not set and there is no Kptfile to take the package name from",
+            field=field,
         )
     return ref.model_copy(update={"name": kptfile.name})
-
-
-def _field(rl: ResourceList, path: str) -> str:
-    """A config field's path in the form the user wrote: spec.x.y or data.x-y (ConfigMap)."""
-    config = rl.function_config
-    if config is not None and config.kind == "ConfigMap":
-        return "data." + path.replace(".", "-").replace("apiVersion", "api-version")
-    return "spec." + path
 
 
 def _is_config(obj: KubeObject, rl: ResourceList) -> bool:

@@ -1,21 +1,10 @@
-"""Entry point of krmfn-interface-expander."""
+"""The console script krmfn-interface-expander (the function is declared in krmfn.registry)."""
 
 import sys
-from pathlib import Path
 
-from krmlib import run
+from krmfn.registry import entry_point
 
-from .config import Config
-from .expand import process
-
-
-def _help() -> str:
-    return (Path(__file__).parent / "README.md").read_text(encoding="utf-8")
-
-
-def main() -> int:
-    return run(process, Config, name="krmfn-interface-expander", help_text=_help)
-
+main = entry_point(__package__ or "krmfn.interface_expander")
 
 if __name__ == "__main__":
     sys.exit(main())

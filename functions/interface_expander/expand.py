@@ -29,7 +29,7 @@ def process(rl: ResourceList, config: Config) -> None:
     api_version, kind = dialect.cluster_kind
     found = find_cluster(list(rl.items), rl.results, api_version, kind)
     cluster = dialect.read_cluster(found) if found is not None else None
-    interfaces = list(rl.items.where(is_kind(INTERFACE_KIND, INTERFACE_API_VERSION)))
+    interfaces = list(rl.items.where(is_kind(INTERFACE_API_VERSION, INTERFACE_KIND)))
     duplicates = report_duplicates(rl, interfaces)
     sync = ChildSync(
         rl.items, owns=dialect.owns, ownership=dialect.ownership, deletion=dialect.deletion

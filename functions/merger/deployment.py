@@ -6,16 +6,12 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+from krmfn.tko import PREPARED, find_deployment, new_deployment
+from krmfn.tko.merge import merge_planned, plan
+
 from krmlib import Items, KrmError, KubeObject, is_kptfile
 
-from .merge import merge_planned, plan
 from .package import read_inputs, read_package, write_files
-
-DEPLOYMENT_API_VERSION = "deployment.nephio.org/v1alpha1"
-DEPLOYMENT_KIND = "Deployment"
-DEPLOYMENT_NAME = "deployment"
-DEPLOYMENT_FILE = "deployment.yaml"
-PREPARED = "nephio.org/prepared"
 
 
 def create(
@@ -47,16 +43,12 @@ def create(
 
 
 def _template_id(items: Items, template_dir: Path) -> str:
-    deployment = _find_deployment(items)
+    deployment = find_deployment(items)
     if deployment is not None:
         value = deployment.get("spec.templateId")
         if value:
             return str(value)
     return template_dir.resolve().name
-
-
-def _find_deployment(items: Items) -> KubeObject | None:
-    return items.first(kind=DEPLOYMENT_KIND, api_version="deployment.nephio.org/*")
 
 
 def _kptfile(items: Items, name: str) -> KubeObject:
@@ -81,17 +73,9 @@ def _kptfile(items: Items, name: str) -> KubeObject:
 
 def _deployment(items: Items, template_id: str, site_id: str | None) -> KubeObject:
     """The package's Deployment resource: templateId, siteId, and not prepared yet."""
-    deployment = _find_deployment(items)
+    deployment = find_deployment(items)
     if deployment is None:
-        deployment = KubeObject.from_dict(
-            {
-                "apiVersion": DEPLOYMENT_API_VERSION,
-                "kind": DEPLOYMENT_KIND,
-                "metadata": {"name": DEPLOYMENT_NAME},
-                "spec": {},
-            }
-        )
-        deployment.set_path(DEPLOYMENT_FILE)
+        deployment = new_deployment()
         items.append(deployment)
     if PREPARED in deployment.annotations:
         del deployment.annotations[PREPARED]  # merged content: the new package is prepared anew

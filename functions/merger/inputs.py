@@ -41,11 +41,7 @@ def read_inputs(config: Config, items: Items, function_config: KubeObject | None
     package_files: list[str] = []
     for index, name in enumerate(config.files):
         path = base / name
-        field = (
-            "data.files"
-            if function_config is not None and function_config.kind == "ConfigMap"
-            else f"spec.files[{index}]"
-        )
+        field = config.field_path(f"files[{index}]")
         if not path.exists():
             raise ConfigError(
                 f"merge file {name!r} not found in {where}; files work in exec mode "

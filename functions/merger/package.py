@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from krmlib import ANN_INDEX, ANN_LEGACY_INDEX, KrmError, KubeObject, default_file_name, read_files
+from krmfn.tko.merge import is_kpt_internal
 
-from .annotations import is_kpt_internal
+from krmlib import ANN_INDEX, ANN_LEGACY_INDEX, KrmError, KubeObject, default_file_name, read_files
 
 
 def package_files(root: Path) -> list[Path]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from krmfn.tko.merge import merge_planned, plan
+
 from krmlib import Items, KrmError, ResourceList
 
 from .config import Config
 from .inputs import Inputs, read_inputs
-from .merge import merge_planned, plan
 
 
 def process(rl: ResourceList, config: Config) -> None:

@@ -2,6 +2,6 @@
 
 from .config import Config, PluginSpec
 from .loop import process
-from .plugins import PluginContext
+from .plugins import Outcome, PluginContext
 
-__all__ = ["Config", "PluginContext", "PluginSpec", "process"]
+__all__ = ["Config", "Outcome", "PluginContext", "PluginSpec", "process"]

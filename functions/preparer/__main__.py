@@ -1,22 +1,10 @@
-"""Entry point of krmfn-preparer."""
+"""The console script krmfn-preparer (the function is declared in krmfn.registry)."""
 
 import sys
-from pathlib import Path
 
-from krmlib import run
+from krmfn.registry import entry_point
 
-from .config import Config
-from .loop import process
-
-
-def main() -> int:
-    return run(
-        process,
-        Config,
-        name="krmfn-preparer",
-        help_text=(Path(__file__).parent / "README.md").read_text,
-    )
-
+main = entry_point(__package__ or "krmfn.preparer")
 
 if __name__ == "__main__":
     sys.exit(main())

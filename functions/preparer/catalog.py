@@ -9,9 +9,18 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from krmfn.tko import (
+    ANN_CATALOG_ID,
+    ANN_CATALOG_TEMPLATE,
+    TKO_API,
+    merge_resources,
+    metadata_of,
+)
+
 from krmlib import (
     ANN_INDEX,
     ANN_LEGACY_INDEX,
+    Items,
     KrmError,
     KubeObject,
     Results,
@@ -20,26 +29,23 @@ from krmlib import (
     read_files,
 )
 
-TKO_API = "tko.nephio.org/v1alpha1"
-METADATA_GROUP = "metadata.nephio.org"
-ANN_CATALOG_ID = "catalog.nephio.org/id"
 KINDS = {"templates": "Template", "sites": "Site"}
 SPEC_ID = {"templates": "templateId", "sites": "siteId"}
 
 
 @dataclass
 class CatalogEntry:
-    """One template or site: its id, metadata (``Kind.spec.path`` → values) and resources."""
+    """One template or site: its id, metadata (``Kind.spec.path`` → value) and resources."""
 
     id: str
-    metadata: dict[str, list[str]]
+    metadata: dict[str, str]
     load: Callable[[], list[KubeObject]] = field(repr=False)
 
     def matches(self, select: Mapping[str, Any]) -> bool:
-        """Every ``key: pattern`` of ``select`` matches one of the key's values (``*`` wildcard)."""
+        """Every ``key: pattern`` of ``select`` matches the key's value (``*`` wildcard)."""
         for key, pattern in select.items():
-            regex = _pattern(str(pattern))
-            if not any(regex.fullmatch(value) for value in self.metadata.get(str(key), [])):
+            value = self.metadata.get(str(key))
+            if value is None or not _pattern(str(pattern)).fullmatch(value):
                 return False
         return True
 
@@ -49,26 +55,10 @@ def _pattern(pattern: str) -> re.Pattern[str]:
     return re.compile(".*".join(re.escape(part) for part in pattern.split("*")), re.S)
 
 
-def metadata_of(objects: Iterable[KubeObject], labels: Mapping[str, str]) -> dict[str, list[str]]:
-    """``<Kind>.<spec path>`` keys from ``metadata.nephio.org/*`` resources, plus the labels."""
-    out: dict[str, list[str]] = {str(k): [str(v)] for k, v in labels.items()}
-    for obj in objects:
-        if obj.group != METADATA_GROUP:
-            continue
-        _flatten(obj.kind, obj.get("spec", {}), out)
-    return out
-
-
-def _flatten(prefix: str, value: Any, out: dict[str, list[str]]) -> None:
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            _flatten(f"{prefix}.{key}", item, out)
-    elif isinstance(value, list):
-        for item in value:
-            _flatten(prefix, item, out)
-    elif value is not None:
-        text = str(value).lower() if isinstance(value, bool) else str(value)
-        out.setdefault(prefix, []).append(text)
+def entry_metadata(objects: Iterable[KubeObject], labels: Mapping[str, str]) -> dict[str, str]:
+    """An entry's metadata: the catalog labels, then the package's own metadata resources
+    (they win, as in TKO where the package's metadata overrides the registration's)."""
+    return {**{str(k): str(v) for k, v in labels.items()}, **metadata_of(objects)}
 
 
 class Catalog:
@@ -87,6 +77,15 @@ class Catalog:
     def select(self, section: str, select: Mapping[str, Any]) -> list[CatalogEntry]:
         return [e for e in self.entries(section) if e.matches(select)]
 
+    def add(self, section: str, entry: CatalogEntry) -> None:
+        """Register (or replace) an entry, as TKO's registerSite does."""
+        entries = [e for e in self.entries(section) if e.id != entry.id]
+        entries = sorted([*entries, entry], key=lambda e: e.id)
+        if section == "templates":
+            self.templates = entries
+        else:
+            self.sites = entries
+
 
 def load_catalog(folder: Path | None, inline: Iterable[KubeObject], results: Results) -> Catalog:
     """The catalog from a folder (``templates/``, ``sites/``) and inline items (both may be
@@ -94,7 +93,7 @@ def load_catalog(folder: Path | None, inline: Iterable[KubeObject], results: Res
     found: dict[str, dict[str, CatalogEntry]] = {"templates": {}, "sites": {}}
     if folder is not None:
         for section, entries in found.items():
-            for entry in _folder_entries(folder / section, results):
+            for entry in _folder_entries(folder / section, results, found["templates"]):
                 entries[entry.id] = entry
     for obj in inline:
         for section, kind in KINDS.items():
@@ -104,7 +103,9 @@ def load_catalog(folder: Path | None, inline: Iterable[KubeObject], results: Res
     return Catalog(list(found["templates"].values()), list(found["sites"].values()))
 
 
-def _folder_entries(folder: Path, results: Results) -> list[CatalogEntry]:
+def _folder_entries(
+    folder: Path, results: Results, templates: Mapping[str, CatalogEntry]
+) -> list[CatalogEntry]:
     if not folder.is_dir():
         return []
     roots: list[Path] = []
@@ -123,8 +124,34 @@ def _folder_entries(folder: Path, results: Results) -> list[CatalogEntry]:
         labels = dict(kptfile.labels) if kptfile is not None else {}
         declared = kptfile.annotations.get(ANN_CATALOG_ID) if kptfile is not None else None
         entry_id = declared or pkg.relative_to(folder).as_posix()
-        entries.append(CatalogEntry(entry_id, metadata_of(objects, labels), _loader(objects)))
+        metadata = entry_metadata(objects, labels)
+        base_id = kptfile.annotations.get(ANN_CATALOG_TEMPLATE) if kptfile is not None else None
+        if base_id:
+            base = templates.get(base_id)
+            if base is None:
+                results.warning(
+                    f"catalog package {pkg.name}: its template {base_id} "
+                    f"({ANN_CATALOG_TEMPLATE}) is not in the catalog; skipped",
+                    file=str(pkg.name),
+                )
+                continue
+            entry = with_template(entry_id, base, objects, metadata)
+        else:
+            entry = CatalogEntry(entry_id, metadata, _loader(objects))
+        entries.append(entry)
     return entries
+
+
+def with_template(
+    entry_id: str, base: CatalogEntry, objects: list[KubeObject], metadata: Mapping[str, str]
+) -> CatalogEntry:
+    """A site made from a site template (TKO's MergeTemplate): the template's resources merged
+    with the site's own, the template's metadata overridden by the site's."""
+    merged = Items(base.load())
+    own = [o for o in objects if not is_kptfile(o)]
+    merge_resources(merged, own, file_dir="")
+    resources = list(merged)
+    return CatalogEntry(entry_id, {**base.metadata, **metadata}, _loader(resources))
 
 
 def _loader(objects: list[KubeObject]) -> Callable[[], list[KubeObject]]:
@@ -161,8 +188,7 @@ def _inline_entry(obj: KubeObject, section: str) -> CatalogEntry:
             name = "Kptfile" if is_kptfile(item) else default_file_name(item.kind, item.name)
             item.set_path(name)
         objects.append(item)
-    labels = {k: v for k, v in obj.labels.items()}
-    metadata = metadata_of(objects, labels)
+    metadata = entry_metadata(objects, obj.labels)
 
     def load() -> list[KubeObject]:
         return [o.copy() for o in objects]
@@ -177,7 +203,7 @@ __all__ = [
     "TKO_API",
     "Catalog",
     "CatalogEntry",
+    "entry_metadata",
     "load_catalog",
-    "metadata_of",
     "read_package",
 ]

@@ -1,65 +1,45 @@
-"""The data client a plugin gets: the catalog (read) and child deployment creation."""
+"""The data client a plugin gets: the catalog (read, and sites provisioned) and child
+deployment creation."""
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-from krmlib import (
-    ANN_INDEX,
-    ANN_LEGACY_INDEX,
-    ANN_LEGACY_PATH,
-    ANN_PACKAGE_PATH,
-    ANN_PATH,
-    Items,
-    KubeObject,
-    Results,
-    default_file_name,
-    is_kptfile,
-)
-
-from .catalog import ANN_CATALOG_ID, Catalog, CatalogEntry
-from .package import (
-    ANN_PREPARED,
-    DEPLOYMENT_FILE,
-    PackageView,
+from krmfn.tko import (
+    ANN_CATALOG_ID,
+    ANN_CATALOG_TEMPLATE,
+    dns_label,
     find_deployment,
-    new_deployment,
+    new_child,
 )
 
-# Annotations kpt gives an item of this package; a copy placed elsewhere must not carry them.
-KPT_INTERNAL = (
-    ANN_PATH,
-    ANN_LEGACY_PATH,
-    ANN_INDEX,
-    ANN_LEGACY_INDEX,
-    ANN_PACKAGE_PATH,
-    "internal.config.kubernetes.io/id",
-    "config.k8s.io/id",
-    "internal.config.kubernetes.io/annotations-migration-resource-id",
-    "internal.config.k8s.io/kpt-resource-id",
-    "internal.config.kubernetes.io/kpt-resource-id",
-)
+from krmlib import Items, KrmError, KubeObject, Results, is_kptfile
 
+from .catalog import Catalog, CatalogEntry, entry_metadata, read_package, with_template
+from .package import PackageView
 
-def detached_copy(obj: KubeObject) -> KubeObject:
-    """A copy without kpt's location and id annotations (for use in another package)."""
-    copy = obj.copy()
-    annotations = copy.annotations
-    for key in KPT_INTERNAL:
-        if key in annotations:
-            del annotations[key]
-    return copy
+PROVISIONED = "provisioned"
 
 
 class DataClient:
-    """TKO's API, for plugins: read templates and sites, create child deployments."""
+    """TKO's API, for plugins: read templates and sites, register provisioned sites, create
+    child deployments."""
 
-    def __init__(self, catalog: Catalog, items: Items, results: Results) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        items: Items,
+        results: Results,
+        view: PackageView,
+        catalog_folder: Path | None = None,
+    ) -> None:
         self.catalog = catalog
         self.items = items
         self.results = results
+        self.view = view
+        self.catalog_folder = catalog_folder
 
     # --- catalog ------------------------------------------------------------------------------
 
@@ -81,12 +61,59 @@ class DataClient:
     def select_sites(self, select: Mapping[str, Any]) -> list[CatalogEntry]:
         return self.catalog.select("sites", select)
 
+    def provision_site(
+        self, name: str, template_id: str, merge: Sequence[KubeObject]
+    ) -> CatalogEntry:
+        """Register a new site ``provisioned/<deployment>-<name>`` (TKO's provisioning, with a
+        deterministic id) in the catalog folder: a site package of the site template (if any)
+        merged with ``merge`` (annotations moved on), labelled ``type: provisioned``. A site
+        already provisioned under that id is taken as it is."""
+        site_id = f"{PROVISIONED}/{dns_label(self.deployment_id(), name)}"
+        found = self.site(site_id)
+        if found is not None:
+            return found
+        if self.catalog_folder is None:
+            raise KrmError(
+                "site provisioning registers a site package in the catalog folder "
+                "(spec.catalog, exec mode): no catalog folder is configured"
+            )
+        base = self.template(template_id) if template_id else None
+        if template_id and base is None:
+            raise KrmError(f"provisionTemplateId {template_id} is not in the catalog")
+        objects = new_child([], merge, folder="", spec={})
+        objects = [o for o in objects if find_deployment([o]) is None]
+        folder = self.catalog_folder / "sites" / site_id
+        kptfile = KubeObject.from_dict(
+            {
+                "apiVersion": "kpt.dev/v1",
+                "kind": "Kptfile",
+                "metadata": {
+                    "name": folder.name,
+                    "labels": {"type": PROVISIONED},
+                    "annotations": {
+                        "config.kubernetes.io/local-config": "true",
+                        ANN_CATALOG_ID: site_id,
+                        **({ANN_CATALOG_TEMPLATE: template_id} if template_id else {}),
+                    },
+                },
+                "info": {"description": f"site provisioned for {self.deployment_id()}/{name}"},
+            }
+        )
+        _write_package(folder, [kptfile, *objects])
+        own = read_package(folder)
+        metadata = entry_metadata(own, {"type": PROVISIONED})
+        if base is not None:
+            entry = with_template(site_id, base, own, metadata)
+        else:
+            entry = CatalogEntry(site_id, metadata, lambda: [o.copy() for o in own])
+        self.catalog.add("sites", entry)
+        return entry
+
     # --- deployments --------------------------------------------------------------------------
 
     def deployment_id(self) -> str:
         """This package's deployment id: the parent's id (if any) and the Kptfile's name."""
-        view = PackageView.of(self.items)
-        own = view.own(self.items)
+        own = self.view.own(self.items)
         kptfile = next((o for o in own if is_kptfile(o)), None)
         name = kptfile.name if kptfile is not None else "deployment"
         deployment = find_deployment(own)
@@ -94,7 +121,7 @@ class DataClient:
         return f"{parent}/{name}" if parent else name
 
     def has_deployment(self, folder: str) -> bool:
-        return PackageView.of(self.items).has_subpackage(folder)
+        return self.view.has_subpackage(folder)
 
     def create_deployment(
         self,
@@ -105,53 +132,38 @@ class DataClient:
         merge: Sequence[KubeObject] = (),
     ) -> bool:
         """A child deployment as the subpackage ``folder``: the template's resources, merged
-        with ``merge`` (their ``nephio.org/prepare`` moved on), and a Deployment resource.
-        False (and nothing done) when the subpackage exists already."""
+        with ``merge`` (``nephio.org/prepare`` and ``nephio.org/metadata`` moved on), and a
+        Deployment resource. False (and nothing done) when the subpackage exists already."""
         if self.has_deployment(folder):
             return False
-        from krmfn.merger import merge_resources
-
-        parent_id = self.deployment_id()
-        objects = template.load()
-        inputs = [detached_copy(obj) for obj in merge]
-        target = Items(objects)
-        merge_resources(target, inputs, from_package=True, results=self.results, file_dir="")
-        merged = list(target)
-        deployment = find_deployment(merged)
-        if deployment is None:
-            deployment = new_deployment()
-            deployment.set_path(DEPLOYMENT_FILE)
-            merged.append(deployment)
-        if ANN_PREPARED in deployment.annotations:
-            del deployment.annotations[ANN_PREPARED]
-        spec = {"templateId": template.id, "siteId": site_id, "parentDeploymentId": parent_id}
-        deployment.merge("spec", {k: v for k, v in spec.items() if v})
-        for obj in merged:
-            if is_kptfile(obj) and obj.path in (None, "Kptfile"):
-                obj.set("metadata.name", posixpath.basename(folder))
-                if ANN_CATALOG_ID in obj.annotations:
-                    del obj.annotations[ANN_CATALOG_ID]
-            rel = obj.path or default_file_name(obj.kind, obj.name)
-            if ANN_PACKAGE_PATH in obj.annotations:
-                del obj.annotations[ANN_PACKAGE_PATH]
-            obj.set_path(posixpath.join(folder, rel))
-        _number_documents(merged)
-        for obj in merged:
+        spec = {
+            "templateId": template.id,
+            "siteId": site_id,
+            "parentDeploymentId": self.deployment_id(),
+        }
+        children = new_child(template.load(), merge, folder=folder, spec=spec, results=self.results)
+        for obj in children:
             self.items.append(obj)
+        self.view.add_subpackage(folder)
         return True
 
 
-def _number_documents(objects: Sequence[KubeObject]) -> None:
-    """Index annotations in order of appearance, per file (kpt needs them to tell documents of
-    one file apart)."""
-    counts: dict[str, int] = {}
+def _write_package(folder: Path, objects: Sequence[KubeObject]) -> None:
+    """A new package folder, one file per path, documents joined by ``---``."""
+    files: dict[str, list[str]] = {}
     for obj in objects:
-        path = obj.path or ""
-        index = str(counts.get(path, 0))
-        counts[path] = int(index) + 1
-        if obj.annotations.get(ANN_INDEX) != index:
-            obj.annotations[ANN_INDEX] = index
-            obj.annotations[ANN_LEGACY_INDEX] = index
+        copy = obj.copy()
+        rel = "Kptfile" if is_kptfile(copy) else copy.path or "resources.yaml"
+        for key in [k for k in copy.annotations if k.startswith(("internal.", "config."))]:
+            if key != "config.kubernetes.io/local-config":
+                del copy.annotations[key]
+        files.setdefault(rel, []).append(copy.to_yaml())
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for rel, docs in files.items():
+            (folder / rel).write_text("---\n".join(docs), encoding="utf-8")
+    except OSError as exc:
+        raise KrmError(f"cannot register the site package {folder}: {exc}") from None
 
 
-__all__ = ["KPT_INTERNAL", "DataClient", "detached_copy"]
+__all__ = ["DataClient"]

@@ -7,11 +7,14 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from krmlib import Items, KrmError, KubeObject, ResourceList, Results, parse_config
+from krmfn.tko import find_deployment, is_prepared
+
+from krmlib import Items, KrmError, KubeObject, ResourceList, parse_config
 
 from .config import Config
+from .executors import containers_allowed
 from .loop import process
-from .package import PackageView, find_deployment, is_prepared
+from .package import PackageView
 from .tree import LoadedPackage, packages_under, preparer_step
 
 USAGE = """usage: krmfn prepare-all ROOT [--catalog DIR] [--max-iterations N]
@@ -49,7 +52,7 @@ def package_config(pkg: LoadedPackage, catalog: Path | None, max_iterations: int
                 "data": {str(k): str(v) for k, v in step["configMap"].items()},
             }
         )
-    config = parse_config(Config, source, Results())
+    config = parse_config(Config, source)
     update: dict[str, object] = {}
     if catalog is not None:
         update["catalog"] = str(catalog)
@@ -64,7 +67,8 @@ def prepare_package(folder: Path, catalog: Path | None, max_iterations: int | No
         pkg = LoadedPackage.read(folder)
         config = package_config(pkg, catalog, max_iterations)
         rl = ResourceList(items=Items(pkg.items))
-        process(rl, config)
+        with containers_allowed():
+            process(rl, config)
     except KrmError as exc:
         return Outcome([], [str(exc)])
     errors = [str(r) for r in rl.results.sorted() if r.severity == "error"]

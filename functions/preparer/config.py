@@ -8,9 +8,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from krmlib import FunctionConfig
 
-TOPOLOGY = "topology.nephio.org/v1alpha1"
-BUILTINS = ("placement", "site", "sites", "template")
-Builtin = Literal["placement", "site", "sites", "template"]
+BUILTINS = ("placement", "site", "sites", "template", "tosca")
+Builtin = Literal["placement", "site", "sites", "template", "tosca"]
+RUNNERS = ("exec", "python", "builtin", "image")
 
 
 class PluginSpec(BaseModel):
@@ -23,19 +23,23 @@ class PluginSpec(BaseModel):
     exec: str | None = None
     python: str | None = None
     builtin: Builtin | None = None
+    image: str | None = None
+    protocol: Literal["krm", "tko"] = "krm"
     timeout: float = Field(default=60.0, gt=0)
     properties: dict[str, str] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _one_runner(self) -> PluginSpec:
-        given = [k for k in ("exec", "python", "builtin") if getattr(self, k)]
+        given = [k for k in RUNNERS if getattr(self, k)]
         if len(given) != 1:
-            raise ValueError("set exactly one of exec, python, builtin")
+            raise ValueError("set exactly one of exec, python, builtin, image")
+        if self.protocol == "tko" and not self.exec:
+            raise ValueError("protocol tko is for exec plugins (TKO's command executor)")
         return self
 
     @property
     def label(self) -> str:
-        how = self.exec or self.python or f"builtin {self.builtin}"
+        how = self.exec or self.python or self.image or f"builtin {self.builtin}"
         return f"{self.kind} plugin ({how})"
 
 
@@ -46,8 +50,10 @@ class Config(FunctionConfig):
     CONFIGMAP_KEYS: ClassVar[dict[str, str]] = {
         "max-iterations": "maxIterations",
         "catalog": "catalog",
+        "auto-approve": "autoApprove",
     }
 
     plugins: tuple[PluginSpec, ...] = ()
     max_iterations: int = Field(default=16, alias="maxIterations", ge=1, le=1000)
     catalog: str = ""
+    auto_approve: bool = Field(default=True, alias="autoApprove")

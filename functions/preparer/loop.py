@@ -3,65 +3,85 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from krmlib import KrmError, KubeObject, ResourceList
-
-from .catalog import TKO_API, Catalog, load_catalog
-from .client import DataClient
-from .config import Config, PluginSpec
-from .package import (
-    ANN_PREPARED,
-    DEPLOYMENT_FILE,
-    PackageView,
+from krmfn.tko import (
+    APPROVED,
+    AUTO,
+    HERE,
+    MANUAL,
+    PREPARED,
+    TKO_API,
+    TRUE,
+    approve_mode,
     find_deployment,
     is_prepared,
     new_deployment,
     prepare_mode,
 )
-from .plugins import Plugin, PluginContext, load_python, properties_of, resolve_upward, run_exec
+
+from krmlib import KrmError, KubeObject, ResourceList
+
+from .catalog import Catalog, load_catalog
+from .client import DataClient
+from .config import Config, PluginSpec
+from .executors import run_image, run_krm, run_tko
+from .package import PackageView
+from .plugins import Outcome, Plugin, PluginContext, load_python, properties_of, resolve_upward
 from .topology import BUILTINS, DEFAULT_REGISTRATIONS, check_placements
 
 GVK = tuple[str, str]
-Waits = dict[tuple[str, str, str], tuple[KubeObject, str]]
+Identity = tuple[str, str, str, str]
 
 
 class Registry:
-    """Plugins by (apiVersion, kind): built-in topology preparers, then the config's."""
+    """Preparers by (apiVersion, kind), several per GVK, run in registration order: the
+    built-in topology preparer first, then the config's in their order. A config entry naming
+    the built-in (``builtin: placement``) puts it at that place instead."""
 
     def __init__(self, config: Config) -> None:
-        self.specs: dict[GVK, PluginSpec] = {
-            gvk: PluginSpec.model_validate({"apiVersion": gvk[0], "kind": gvk[1], "builtin": b})
-            for gvk, b in DEFAULT_REGISTRATIONS.items()
-        }
+        self.specs: dict[GVK, list[PluginSpec]] = {}
+        configured = {(s.api_version, s.kind) for s in config.plugins if s.builtin is not None}
+        for gvk, builtin in DEFAULT_REGISTRATIONS.items():
+            if gvk not in configured:
+                spec = PluginSpec.model_validate(
+                    {"apiVersion": gvk[0], "kind": gvk[1], "builtin": builtin}
+                )
+                self.specs[gvk] = [spec]
         for spec in config.plugins:
-            self.specs[spec.api_version, spec.kind] = spec
-        self._loaded: dict[GVK, Plugin] = {}
+            self.specs.setdefault((spec.api_version, spec.kind), []).append(spec)
+        self._loaded: dict[int, Plugin] = {}
 
-    def spec_for(self, obj: KubeObject) -> PluginSpec | None:
-        return self.specs.get((obj.api_version, obj.kind))
+    def specs_for(self, obj: KubeObject) -> list[PluginSpec]:
+        return self.specs.get((obj.api_version, obj.kind), [])
 
     def plugin(self, spec: PluginSpec) -> Plugin:
-        key = (spec.api_version, spec.kind)
+        key = id(spec)
         if key not in self._loaded:
             if spec.builtin:
                 self._loaded[key] = BUILTINS[spec.builtin]
             elif spec.python:
                 self._loaded[key] = load_python(spec)
+            elif spec.image:
+                self._loaded[key] = run_image
+            elif spec.protocol == "tko":
+                self._loaded[key] = run_tko
             else:
-                self._loaded[key] = run_exec
+                self._loaded[key] = run_krm
         return self._loaded[key]
 
     def is_builtin_placement(self, obj: KubeObject) -> bool:
         """A preparable resource the built-in Placement preparer prepares."""
-        spec = self.spec_for(obj)
-        return spec is not None and spec.builtin == "placement" and self.is_preparable(obj)
+        return self.is_preparable(obj) and any(
+            s.builtin == "placement" for s in self.specs_for(obj)
+        )
 
     def is_preparable(self, obj: KubeObject) -> bool:
-        return (
-            self.spec_for(obj) is not None and not is_prepared(obj) and prepare_mode(obj) == "Here"
-        )
+        """A preparer is registered, it is not prepared, and ``nephio.org/prepare`` is absent
+        or ``Here`` (``""`` is not ``Here``, as in TKO)."""
+        return bool(self.specs_for(obj)) and not is_prepared(obj) and prepare_mode(obj) == HERE
 
 
 def catalog_folder(config: Config, root: Path | None) -> Path | None:
@@ -75,7 +95,8 @@ def catalog_folder(config: Config, root: Path | None) -> Path | None:
 
 
 def process(rl: ResourceList, config: Config) -> None:
-    """Prepare the package: run plugins until nothing changes, then mark its Deployment."""
+    """Prepare the package: run plugins until nothing changes, then mark its Deployment
+    prepared (and approved, unless it asks for manual approval)."""
     view = PackageView.of(rl.items)
     own = view.own(rl.items)
     deployment = find_deployment(own)
@@ -90,115 +111,149 @@ def process(rl: ResourceList, config: Config) -> None:
     catalog = load_catalog(folder, inline, rl.results)
     if not check_placements(own, catalog, registry.is_builtin_placement, rl.results):
         return
-    left = prepare(rl, config, registry, catalog)
-    own = PackageView.of(rl.items).own(rl.items)
+    loop = Loop(rl, config, registry, catalog, folder)
+    left = loop.run()
+    view = PackageView.of(rl.items)
+    own = view.own(rl.items)
     deployment = find_deployment(own)
     if deployment is None:
         deployment = new_deployment()
-        deployment.set_path(DEPLOYMENT_FILE)
         rl.items.append(deployment)
-    if not left:
-        deployment.annotations[ANN_PREPARED] = "true"
-
-
-def prepare(
-    rl: ResourceList, config: Config, registry: Registry, catalog: Catalog
-) -> list[KubeObject]:
-    """The passes; returns the resources left unprepared."""
-    client = DataClient(catalog, rl.items, rl.results)
-    waits: Waits = {}
-    for _ in range(config.max_iterations):
-        snapshot = _preparable(rl, registry)
-        if not snapshot:
-            return []
-        before = _state(rl)
-        failed = False
-        waits.clear()
-        for target in snapshot:
-            current = _current(rl, target)
-            if current is None or not registry.is_preparable(current):
-                continue
-            failed = not _run_one(rl, registry, client, current, waits) or failed
-        if _state(rl) == before or failed:
-            left = _preparable(rl, registry)
-            _report_waits(rl, registry, waits)
-            return left
-    left = _preparable(rl, registry)
     if left:
-        names = ", ".join(f"{o.kind}/{o.name}" for o in left)
-        for obj in left:
-            rl.results.error(
-                f"not prepared after {config.max_iterations} passes (maxIterations): the "
-                f"plugins keep changing the package; left: {names}",
-                obj,
-            )
-    return left
+        return
+    deployment.annotations[PREPARED] = TRUE
+    if _approves(deployment, config):
+        deployment.annotations[APPROVED] = TRUE
+    if not loop.prepared:
+        rl.results.info("nothing to prepare: the package is prepared", deployment)
 
 
-def _preparable(rl: ResourceList, registry: Registry) -> list[KubeObject]:
-    return [o for o in PackageView.of(rl.items).own(rl.items) if registry.is_preparable(o)]
-
-
-def _state(rl: ResourceList) -> list[dict[str, Any]]:
-    return [o.to_dict() for o in rl.items]
-
-
-def _current(rl: ResourceList, target: KubeObject) -> KubeObject | None:
-    """The target in the package now (a plugin may have replaced or removed it)."""
-    for obj in rl.items:
-        if obj is target:
-            return obj
-    view = PackageView.of(rl.items)
-    file = None
-    for obj in view.own(rl.items):
-        if (obj.api_version, obj.kind, obj.name, obj.namespace) == (
-            target.api_version,
-            target.kind,
-            target.name,
-            target.namespace,
-        ):
-            file = obj
-            break
-    return file
-
-
-def _report_waits(rl: ResourceList, registry: Registry, waits: Waits) -> None:
-    """What the last pass waited for, on the resources still unprepared."""
-    for obj, message in waits.values():
-        current = _current(rl, obj)
-        if current is not None and registry.is_preparable(current):
-            rl.results.info(message, current)
-
-
-def _run_one(
-    rl: ResourceList, registry: Registry, client: DataClient, target: KubeObject, waits: Waits
-) -> bool:
-    """Run the target's plugin; mark it prepared unless it waits. False when the plugin failed."""
-    spec = registry.spec_for(target)
-    assert spec is not None
-    if ANN_PREPARED in target.annotations:
-        del target.annotations[ANN_PREPARED]
-    ctx = PluginContext(
-        items=rl.items,
-        target=target,
-        spec=spec,
-        properties=properties_of(target, spec),
-        results=rl.results,
-        client=client,
-        root=PackageView.of(rl.items).root,
-        is_preparable=registry.is_preparable,
-        waits=waits,
-    )
-    try:
-        done = registry.plugin(spec)(ctx)
-    except KrmError as exc:
-        if exc.obj is None:
-            exc.obj = target
-        rl.results.from_error(exc)
-        return False
-    after = _current(rl, target)
-    if after is None or done is False:
+def _approves(deployment: KubeObject, config: Config) -> bool:
+    """TKO's approval of a prepared deployment: ``nephio.org/approve: Auto`` approves,
+    ``Manual`` waits for ``krmfn deployment approve``, ``Default`` (or none) follows
+    ``autoApprove`` (default true)."""
+    mode = approve_mode(deployment)
+    if mode == AUTO:
         return True
-    if after.annotations.get(ANN_PREPARED) != "false":
-        after.annotations[ANN_PREPARED] = "true"
-    return True
+    if mode == MANUAL:
+        return False
+    return config.auto_approve
+
+
+def identity(obj: KubeObject) -> Identity:
+    return obj.api_version, obj.kind, obj.name, obj.namespace
+
+
+@dataclass
+class Loop:
+    """The passes over one package; each resource prepares, waits or fails on its own."""
+
+    rl: ResourceList
+    config: Config
+    registry: Registry
+    catalog: Catalog
+    catalog_folder: Path | None
+    failed: set[Identity] = field(default_factory=set)
+    reasons: dict[Identity, str] = field(default_factory=dict)
+    prepared: int = 0
+
+    def run(self) -> list[KubeObject]:
+        """The passes; returns the resources left unprepared (waiting or failed)."""
+        for _ in range(self.config.max_iterations):
+            view = PackageView.of(self.rl.items)
+            snapshot = self._todo(view)
+            if not snapshot:
+                return self._left(view)
+            before = self._state()
+            client = DataClient(
+                self.catalog, self.rl.items, self.rl.results, view, self.catalog_folder
+            )
+            for target in snapshot:
+                current = self._current(view, target)
+                if current is not None and self.registry.is_preparable(current):
+                    self._prepare(view, client, current)
+            if self._state() == before:
+                return self._report(view)
+        view = PackageView.of(self.rl.items)
+        left = self._todo(view)
+        if left:
+            names = ", ".join(f"{o.kind}/{o.name}" for o in left)
+            for obj in left:
+                self.rl.results.error(
+                    f"not prepared after {self.config.max_iterations} passes (maxIterations): "
+                    f"the plugins keep changing the package; left: {names}",
+                    obj,
+                )
+        return self._left(view)
+
+    def _todo(self, view: PackageView) -> list[KubeObject]:
+        return [
+            o
+            for o in view.own(self.rl.items)
+            if self.registry.is_preparable(o) and identity(o) not in self.failed
+        ]
+
+    def _left(self, view: PackageView) -> list[KubeObject]:
+        return [o for o in view.own(self.rl.items) if self.registry.is_preparable(o)]
+
+    def _state(self) -> list[dict[str, Any]]:
+        return [o.to_dict() for o in self.rl.items]
+
+    def _current(self, view: PackageView, target: KubeObject) -> KubeObject | None:
+        """The target in the package now (a plugin may have replaced or removed it)."""
+        if any(obj is target for obj in self.rl.items):
+            return target
+        key = identity(target)
+        return next((o for o in view.own(self.rl.items) if identity(o) == key), None)
+
+    def _report(self, view: PackageView) -> list[KubeObject]:
+        """What the resources still unprepared wait for, from their last attempt."""
+        left = self._left(view)
+        for obj in left:
+            reason = self.reasons.get(identity(obj))
+            if reason and identity(obj) not in self.failed:
+                self.rl.results.info(reason, obj)
+        return left
+
+    def _prepare(self, view: PackageView, client: DataClient, target: KubeObject) -> None:
+        """Run the target's preparers in order; it is prepared when all of them are done. A
+        preparer that waits stops the run (the reason is kept); an error is a result on the
+        target, which is then left alone for the rest of this run."""
+        key = identity(target)
+        if PREPARED in target.annotations:
+            del target.annotations[PREPARED]
+        outcome = Outcome.done()
+        for spec in self.registry.specs_for(target):
+            current = self._current(view, target)
+            if current is None:
+                break
+            try:
+                ctx = PluginContext(
+                    items=self.rl.items,
+                    target=current,
+                    spec=spec,
+                    properties=properties_of(current, spec),
+                    results=self.rl.results,
+                    client=client,
+                    view=view,
+                    is_preparable=self.registry.is_preparable,
+                )
+                outcome = Outcome.of(self.registry.plugin(spec)(ctx))
+            except KrmError as exc:
+                if exc.obj is None:
+                    exc.obj = current
+                self.rl.results.from_error(exc)
+                self.failed.add(key)
+                return
+            if not outcome.prepared:
+                break
+        after = self._current(view, target)
+        if after is None:
+            return
+        if not outcome.prepared:
+            self.reasons[key] = outcome.reason
+            return
+        self.reasons.pop(key, None)
+        if after.annotations.get(PREPARED) != "false":
+            after.annotations[PREPARED] = TRUE
+            self.prepared += 1

@@ -14,43 +14,30 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from krmlib import ANN_PACKAGE_PATH, Items, KubeObject, is_kptfile
-
-ANN_PREPARED = "nephio.org/prepared"
-ANN_PREPARE = "nephio.org/prepare"
-DEPLOYMENT_API = "deployment.nephio.org/v1alpha1"
-DEPLOYMENT_KIND = "Deployment"
-DEPLOYMENT_NAME = "deployment"
-DEPLOYMENT_FILE = "deployment.yaml"
+from krmlib import Items, KubeObject, is_kptfile
 
 
-def is_prepared(obj: KubeObject) -> bool:
-    return obj.annotations.get(ANN_PREPARED) == "true"
-
-
-def prepare_mode(obj: KubeObject) -> str:
-    return obj.annotations.get(ANN_PREPARE) or "Here"
-
-
-@dataclass(frozen=True)
+@dataclass
 class PackageView:
-    """The root package of a ResourceList: its folder (if known) and its own items."""
+    """The root package of a ResourceList: its folder (if known) and its subpackages (built
+    once per pass; :meth:`add_subpackage` records a child created during the pass)."""
 
     root: Path | None
-    subpackages: frozenset[str]
+    subpackages: set[str]
 
     @classmethod
     def of(cls, items: Iterable[KubeObject]) -> PackageView:
         objects = list(items)
         paths = [p for p in (o.package_path for o in objects) if p]
         root = min(paths, key=len) if paths else None
-        view = cls(Path(root) if root else None, frozenset())
+        view = cls(Path(root) if root else None, set())
         subs = {
             posixpath.dirname(view.file_of(o))
             for o in objects
             if is_kptfile(o) and posixpath.dirname(view.file_of(o))
         }
-        return cls(view.root, frozenset(subs))
+        view.subpackages = subs
+        return view
 
     def file_of(self, obj: KubeObject) -> str:
         """The item's file relative to the root package."""
@@ -77,36 +64,8 @@ class PackageView:
     def has_subpackage(self, folder: str) -> bool:
         return folder in self.subpackages
 
-
-def find_deployment(objects: Iterable[KubeObject]) -> KubeObject | None:
-    for obj in objects:
-        if obj.is_kind(DEPLOYMENT_API, DEPLOYMENT_KIND) and obj.name == DEPLOYMENT_NAME:
-            return obj
-    return None
+    def add_subpackage(self, folder: str) -> None:
+        self.subpackages.add(folder)
 
 
-def new_deployment(spec: dict[str, str] | None = None) -> KubeObject:
-    data: dict[str, object] = {
-        "apiVersion": DEPLOYMENT_API,
-        "kind": DEPLOYMENT_KIND,
-        "metadata": {"name": DEPLOYMENT_NAME},
-    }
-    if spec:
-        data["spec"] = dict(spec)
-    return KubeObject.from_dict(data)
-
-
-__all__ = [
-    "ANN_PACKAGE_PATH",
-    "ANN_PREPARE",
-    "ANN_PREPARED",
-    "DEPLOYMENT_API",
-    "DEPLOYMENT_FILE",
-    "DEPLOYMENT_KIND",
-    "DEPLOYMENT_NAME",
-    "PackageView",
-    "find_deployment",
-    "is_prepared",
-    "new_deployment",
-    "prepare_mode",
-]
+__all__ = ["PackageView"]

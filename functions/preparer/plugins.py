@@ -1,20 +1,18 @@
-"""Preparation plugins: how a registered GVK's preparer runs (exec, python, built-in)."""
+"""Preparation plugins: what a plugin gets (:class:`PluginContext`), what it returns
+(:class:`Outcome`), and how a python or built-in plugin is found. The runners of external
+plugins (a KRM function, a TKO command plugin, a kpt image) are in :mod:`.executors`."""
 
 from __future__ import annotations
 
 import importlib
 import importlib.metadata
-import os
-import shlex
-import shutil
-import subprocess
-import sys
+import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from krmlib import Items, KrmError, KubeObject, ResourceList, Results
+from krmlib import Items, KrmError, KubeObject, Results
 
 from .config import PluginSpec
 from .package import PackageView
@@ -23,12 +21,40 @@ if TYPE_CHECKING:
     from .client import DataClient
 
 ENTRY_POINT_GROUP = "krmfn.preparers"
-PLUGIN_CONFIG_NAME = "preparer-plugin"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one plugin run says about its target: prepared, or waiting (with the reason)."""
+
+    prepared: bool
+    reason: str = ""
+
+    @classmethod
+    def done(cls) -> Outcome:
+        return cls(True)
+
+    @classmethod
+    def waiting(cls, reason: str) -> Outcome:
+        return cls(False, reason)
+
+    @classmethod
+    def of(cls, value: object) -> Outcome:
+        """A python plugin's return value: an Outcome as is; False waits (no reason given);
+        anything else (None, True) means prepared."""
+        if isinstance(value, Outcome):
+            return value
+        if value is False:
+            return cls(False, "")
+        return cls(True)
 
 
 @dataclass
 class PluginContext:
-    """What a plugin gets: the whole package (live), its target, results and the data client."""
+    """What a plugin gets: the whole package (live), its target, results and the data client.
+
+    ``view`` is the package view of this pass (root folder and subpackages, kept up to date by
+    the data client when it creates a child)."""
 
     items: Items
     target: KubeObject
@@ -36,27 +62,24 @@ class PluginContext:
     properties: dict[str, str]
     results: Results
     client: DataClient
-    root: Path | None
+    view: PackageView
     is_preparable: Callable[[KubeObject], bool]
-    waits: dict[tuple[str, str, str], tuple[KubeObject, str]] = field(default_factory=dict)
-
-    def wait(self, message: str) -> bool:
-        """Leave the target unprepared for now, saying why (reported if it is still waiting
-        after the last pass). Returns False, for ``return ctx.wait(...)``."""
-        key = (self.target.api_version, self.target.kind, self.target.name)
-        self.waits[key] = (self.target, message)
-        return False
 
     @property
-    def view(self) -> PackageView:
-        return PackageView.of(self.items)
+    def root(self) -> Path | None:
+        return self.view.root
+
+    def wait(self, message: str) -> Outcome:
+        """Leave the target unprepared for now, saying why (reported if it is still waiting
+        after the last pass): ``return ctx.wait("why")``."""
+        return Outcome.waiting(message)
 
     def own(self) -> list[KubeObject]:
         """The items of this package (subpackage items left out)."""
         return self.view.own(self.items)
 
 
-Plugin = Callable[[PluginContext], bool | None]
+Plugin = Callable[[PluginContext], "Outcome | bool | None"]
 
 
 def resolve_upward(relative: str, start: Path | None) -> Path | None:
@@ -72,16 +95,23 @@ def resolve_upward(relative: str, start: Path | None) -> Path | None:
 
 
 def properties_of(target: KubeObject, spec: PluginSpec) -> dict[str, str]:
+    """The configured properties read from the target by dot path (TKO's kpt executor): a
+    path the target lacks is an error, and the target is not prepared."""
     out: dict[str, str] = {}
     for name, path in spec.properties.items():
+        if name.startswith("_"):
+            continue  # TKO's runner properties (e.g. _kubernetes.pod): not for the plugin
         value = target.get(path)
         if value is None:
-            continue
+            raise KrmError(
+                f"{spec.label}: property not provided: {name} reads {path}, which "
+                f"{target.kind}/{target.name} does not have",
+                obj=target,
+                field=path,
+            )
         if isinstance(value, bool):
             out[name] = "true" if value else "false"
         elif isinstance(value, dict | list):
-            import json
-
             out[name] = json.dumps(value, sort_keys=True)
         else:
             out[name] = str(value)
@@ -112,106 +142,12 @@ def load_python(spec: PluginSpec) -> Plugin:
     return plugin
 
 
-def exec_command(spec: PluginSpec, root: Path | None) -> list[str]:
-    """The plugin's argv: a relative program is found from the package folder upwards; a
-    ``.py`` program runs with the preparer's own Python."""
-    try:
-        argv = shlex.split(spec.exec or "")
-    except ValueError as exc:
-        raise KrmError(f"{spec.label}: bad exec command: {exc}") from None
-    if not argv:
-        raise KrmError(f"{spec.label}: empty exec command")
-    program = argv[0]
-    if "/" in program and not os.path.isabs(program):
-        found = resolve_upward(program, root)
-        if found is None:
-            where = f"from {root} upwards" if root else "in the working directory"
-            raise KrmError(f"{spec.label}: {program} not found {where}")
-        program = str(found)
-    elif "/" not in program:
-        program = shutil.which(program) or program
-    argv[0] = program
-    if program.endswith(".py"):
-        argv.insert(0, sys.executable)
-    return argv
-
-
-def run_exec(ctx: PluginContext) -> bool | None:
-    """Run a KRM function on the whole package; its output items become the package."""
-    spec = ctx.spec
-    argv = exec_command(spec, ctx.root)
-    config = KubeObject.from_dict(
-        {
-            "apiVersion": "v1",
-            "kind": "ConfigMap",
-            "metadata": {"name": PLUGIN_CONFIG_NAME},
-            "data": {
-                "apiVersion": ctx.target.api_version,
-                "kind": ctx.target.kind,
-                "name": ctx.target.name,
-                **({"namespace": ctx.target.namespace} if ctx.target.namespace else {}),
-                **ctx.properties,
-            },
-        }
-    )
-    rl = ResourceList(items=Items(ctx.items), function_config=config)
-    name = f"{spec.label} on {ctx.target.kind}/{ctx.target.name}"
-    try:
-        done = subprocess.run(
-            argv,
-            input=rl.to_yaml(with_results=False).encode(),
-            capture_output=True,
-            timeout=spec.timeout,
-            check=False,
-            cwd=str(ctx.root) if ctx.root is not None else None,
-        )
-    except subprocess.TimeoutExpired:
-        raise KrmError(f"{name}: timed out after {spec.timeout:g}s", obj=ctx.target) from None
-    except OSError as exc:
-        raise KrmError(f"{name}: cannot run {argv[0]}: {exc.strerror}", obj=ctx.target) from None
-    stderr = done.stderr.decode(errors="replace").strip()
-    text = done.stdout.decode("utf-8", errors="replace")
-    if done.returncode != 0:
-        why = "; ".join(_plugin_errors(text)) or _tail(stderr) or "no message"
-        raise KrmError(f"{name}: exit code {done.returncode}: {why}", obj=ctx.target)
-    try:
-        output = ResourceList.parse(text)
-        if output.form != "resourcelist":
-            raise KrmError("expected a config.kubernetes.io/v1 ResourceList")
-    except KrmError as exc:
-        detail = f"; stderr: {_tail(stderr)}" if stderr else ""
-        raise KrmError(f"{name}: bad output: {exc}{detail}", obj=ctx.target) from None
-    ctx.items.replace_all(output.items)
-    return None
-
-
-def _plugin_errors(text: str) -> list[str]:
-    """The error messages of a plugin's results (best effort)."""
-    try:
-        results = KubeObject.from_yaml(text).get("results", []) or []
-    except KrmError:
-        return []
-    if not isinstance(results, list):
-        return []
-    return [
-        str(r.get("message", ""))
-        for r in results
-        if isinstance(r, dict) and r.get("severity", "error") == "error"
-    ]
-
-
-def _tail(text: str, limit: int = 400) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else "..." + text[-limit:]
-
-
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "Outcome",
     "Plugin",
     "PluginContext",
-    "exec_command",
     "load_python",
     "properties_of",
     "resolve_upward",
-    "run_exec",
 ]

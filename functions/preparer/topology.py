@@ -2,49 +2,27 @@
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
+
+from krmfn.tko import TOPOLOGY, cap_label, find_deployment, object_reference, short_hash, slug
 
 from krmlib import KrmError, KubeObject, Results
 
 from .catalog import Catalog
-from .config import TOPOLOGY
-from .package import find_deployment, prepare_mode
-from .plugins import PluginContext
-
-_SLUG = re.compile(r"[^a-z0-9]+")
-MAX_NAME = 63  # a DNS-1123 label
-HASH_LEN = 8
-
-
-def slug(text: str) -> str:
-    return _SLUG.sub("-", text.lower()).strip("-") or "x"
-
-
-def short_hash(text: str) -> str:
-    return hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()[:HASH_LEN]
-
-
-def cap_name(name: str) -> str:
-    """``name`` when it fits a DNS-1123 label (63 characters), else its first 54 characters,
-    ``-`` and 8 hex characters of the SHA-1 of the whole name."""
-    if len(name) <= MAX_NAME:
-        return name
-    return f"{name[: MAX_NAME - HASH_LEN - 1]}-{short_hash(name)}"
+from .plugins import Outcome, PluginContext
 
 
 def child_folders(pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str]:
     """The child folder of every (template name, site id) pair: ``<template>-<site>`` slugs;
     pairs whose slugs clash get ``-<hash of template name and site id>`` (all of them, so the
-    name does not depend on the order); the result capped by :func:`cap_name`."""
-    base = {pair: f"{slug(pair[0])}-{slug(pair[1])}" for pair in dict.fromkeys(pairs)}
+    name does not depend on the order); the result capped by :func:`cap_label`."""
+    base = {pair: slug(pair[0], pair[1]) for pair in dict.fromkeys(pairs)}
     count: dict[str, int] = {}
     for name in base.values():
         count[name] = count.get(name, 0) + 1
     return {
-        pair: cap_name(
+        pair: cap_label(
             name if count[name] == 1 else f"{name}-{short_hash(pair[0] + chr(0) + pair[1])}"
         )
         for pair, name in base.items()
@@ -67,7 +45,7 @@ def _describe(select: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in select.items())
 
 
-def prepare_template(ctx: PluginContext) -> bool:
+def prepare_template(ctx: PluginContext) -> Outcome:
     """``spec.templateId`` (in the catalog) or the first template ``spec.select`` matches."""
     target = ctx.target
     explicit = target.get("spec.templateId")
@@ -75,7 +53,7 @@ def prepare_template(ctx: PluginContext) -> bool:
         if ctx.client.template(str(explicit)) is None:
             return ctx.wait(f"waiting: template {explicit} is not in the catalog")
         target.set("status.templateId", str(explicit))
-        return True
+        return Outcome.done()
     select = _select(target)
     if select is None:
         raise KrmError("a Template needs spec.templateId or spec.select", obj=target, field="spec")
@@ -83,27 +61,45 @@ def prepare_template(ctx: PluginContext) -> bool:
     if not found:
         return ctx.wait(f"waiting: no catalog template matches {_describe(select)}")
     target.set("status.templateId", found[0].id)
-    return True
+    return Outcome.done()
 
 
-def prepare_site(ctx: PluginContext) -> bool:
-    """``spec.siteId`` as is, or the first catalog site ``spec.select`` matches."""
+def prepare_site(ctx: PluginContext) -> Outcome:
+    """``spec.siteId``, or the first catalog site ``spec.select`` matches, or
+    with ``spec.provisionIfNotFound`` a site provisioned from ``spec.provisionTemplateId``
+    merged with the ``spec.merge`` resources (TKO's site provisioning). A Site with none of
+    them waits quietly, as in TKO."""
     target = ctx.target
     explicit = target.get("spec.siteId")
-    if explicit:
+    if explicit:  # taken as is (TKO); the Placement refuses a site not in the catalog
         target.set("status.siteId", str(explicit))
-        return True
+        return Outcome.done()
     select = _select(target)
-    if select is None:
-        raise KrmError("a Site needs spec.siteId or spec.select", obj=target, field="spec")
-    found = ctx.client.select_sites(select)
-    if not found:
-        return ctx.wait(f"waiting: no catalog site matches {_describe(select)}")
-    target.set("status.siteId", found[0].id)
-    return True
+    if select is not None:
+        found = ctx.client.select_sites(select)
+        if not found:
+            return ctx.wait(f"waiting: no catalog site matches {_describe(select)}")
+        target.set("status.siteId", found[0].id)
+        return Outcome.done()
+    if target.get("spec.provisionIfNotFound") is True:
+        if target.get("status.siteId"):
+            return Outcome.done()
+        waiting: list[str] = []
+        inputs = _merge_inputs(ctx, target.get("spec.merge") or [], "spec.merge", waiting)
+        if waiting:
+            return ctx.wait(f"waiting for {', '.join(dict.fromkeys(waiting))}")
+        template_id = str(target.get("spec.provisionTemplateId") or "")
+        try:
+            entry = ctx.client.provision_site(target.name, template_id, inputs)
+        except KrmError as exc:
+            raise KrmError(exc.message, obj=target, field="spec.provisionIfNotFound") from None
+        ctx.results.info(f"provisioned site {entry.id} for Site {target.name}", target)
+        target.set("status.siteId", entry.id)
+        return Outcome.done()
+    return ctx.wait("waiting: the Site has no spec.siteId, spec.select or spec.provisionIfNotFound")
 
 
-def prepare_sites(ctx: PluginContext) -> bool:
+def prepare_sites(ctx: PluginContext) -> Outcome:
     """Every catalog site ``spec.select`` matches (in id order); none yet: wait."""
     target = ctx.target
     select = _select(target)
@@ -113,7 +109,7 @@ def prepare_sites(ctx: PluginContext) -> bool:
     if not found:
         return ctx.wait(f"waiting: no catalog site matches {_describe(select)}")
     target.set("status.siteIds", [entry.id for entry in found])
-    return True
+    return Outcome.done()
 
 
 def _folders_of_other_placements(ctx: PluginContext, target: KubeObject) -> dict[str, str]:
@@ -149,7 +145,7 @@ def _site_ids(ctx: PluginContext, name: str, field: str) -> list[str] | None:
     raise KrmError(f"no Site or Sites named {name!r} in this package", obj=ctx.target, field=field)
 
 
-def prepare_placement(ctx: PluginContext) -> bool:
+def prepare_placement(ctx: PluginContext) -> Outcome:
     """One child deployment per (template, site); waits while an input is unresolved."""
     target = ctx.target
     entries = target.get("spec.templates", []) or []
@@ -217,7 +213,18 @@ def prepare_placement(ctx: PluginContext) -> bool:
         entry_ = ctx.client.template(template_id)
         if entry_ is None:
             return ctx.wait(f"waiting: template {template_id} is not in the catalog")
-        ctx.client.create_deployment(folder, entry_, site_id=site_id, merge=inputs)
+        if ctx.client.site(site_id) is None:
+            raise KrmError(
+                f"site {site_id} is not in the catalog: no child deployment for an unknown "
+                "site (register the site, or correct the Site's spec.siteId)",
+                obj=target,
+                field="spec.templates",
+            )
+        if ctx.client.create_deployment(folder, entry_, site_id=site_id, merge=inputs):
+            ctx.results.info(
+                f"created child deployment {folder} (template {template_id}, site {site_id})",
+                target,
+            )
         records.append(
             {
                 "id": f"{ctx.client.deployment_id()}/{folder}",
@@ -228,7 +235,7 @@ def prepare_placement(ctx: PluginContext) -> bool:
             }
         )
     target.set("status.deployments", records)
-    return True
+    return Outcome.done()
 
 
 def _merge_inputs(
@@ -236,22 +243,18 @@ def _merge_inputs(
 ) -> list[KubeObject]:
     if not isinstance(refs, list):
         raise KrmError("merge must be a list of object references", obj=ctx.target, field=field)
+    own = ctx.own()
     out = []
     for index, ref in enumerate(refs):
         where = f"{field}[{index}]"
-        if not isinstance(ref, dict) or not ref.get("kind") or not ref.get("name"):
-            raise KrmError("a merge reference needs kind and name", obj=ctx.target, field=where)
+        api_version, kind, name = object_reference(ref, ctx.target, where)
         found = next(
-            (
-                o
-                for o in ctx.own()
-                if o.is_kind(ref.get("apiVersion"), str(ref["kind"])) and o.name == ref["name"]
-            ),
+            (o for o in own if (o.api_version, o.kind, o.name) == (api_version, kind, name)),
             None,
         )
         if found is None:
             raise KrmError(
-                f"merge input {ref['kind']}/{ref['name']} is not in this package",
+                f"merge input {api_version} {kind}/{name} is not in this package",
                 obj=ctx.target,
                 field=where,
             )
@@ -365,26 +368,40 @@ def check_placements(
     return ok
 
 
+def prepare_tosca(ctx: PluginContext) -> Outcome:
+    """TKO turns a TOSCA topology (a CSAR at ``spec.url``) into Templates, Sites and a
+    Placement with its TOSCA parser; krmfn has none. Never marked prepared silently: an error
+    on the resource, and the deployment stays unprepared."""
+    url = ctx.target.get("spec.url")
+    raise KrmError(
+        "TOSCA topologies are not supported by krmfn"
+        + (f" ({url})" if url else "")
+        + ": write the topology as topology.nephio.org/v1alpha1 Template, Site(s) and "
+        "Placement resources",
+        obj=ctx.target,
+        field="spec.url" if url else None,
+    )
+
+
 BUILTINS = {
     "template": prepare_template,
     "site": prepare_site,
     "sites": prepare_sites,
     "placement": prepare_placement,
+    "tosca": prepare_tosca,
 }
 DEFAULT_REGISTRATIONS = {
     (TOPOLOGY, "Template"): "template",
     (TOPOLOGY, "Site"): "site",
     (TOPOLOGY, "Sites"): "sites",
     (TOPOLOGY, "Placement"): "placement",
+    (TOPOLOGY, "TOSCA"): "tosca",
 }
 
 __all__ = [
     "BUILTINS",
     "DEFAULT_REGISTRATIONS",
-    "cap_name",
     "check_placements",
     "child_folders",
-    "prepare_mode",
     "self_placement",
-    "slug",
 ]

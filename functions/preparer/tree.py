@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from krmfn.tko.merge import is_kpt_internal
+
 from krmlib import (
     ANN_INDEX,
     ANN_LEGACY_INDEX,
@@ -18,8 +20,6 @@ from krmlib import (
     default_file_name,
     is_kptfile,
 )
-
-from .client import KPT_INTERNAL
 
 PREPARER_MARKERS = ("krmfn-preparer", "krmfn/preparer")
 
@@ -56,7 +56,7 @@ def strip_internal(data: dict[str, Any]) -> dict[str, Any]:
     """A plain object without kpt's location and id annotations (to compare content)."""
     meta = dict(data.get("metadata") or {})
     annotations = {
-        k: v for k, v in (meta.get("annotations") or {}).items() if k not in KPT_INTERNAL
+        k: v for k, v in (meta.get("annotations") or {}).items() if not is_kpt_internal(k)
     }
     if annotations:
         meta["annotations"] = annotations
@@ -149,6 +149,6 @@ def _file_of(obj: KubeObject, folder: Path) -> str:
 def _clean_text(obj: KubeObject) -> str:
     copy = obj.copy()
     annotations = copy.annotations
-    for key in [k for k in annotations if k in KPT_INTERNAL or k == ANN_PATH]:
+    for key in [k for k in annotations if is_kpt_internal(k) or k == ANN_PATH]:
         del annotations[key]
     return copy.to_yaml()

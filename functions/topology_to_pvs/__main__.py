@@ -1,21 +1,10 @@
-"""Entry point of krmfn-topology-to-pvs."""
+"""The console script krmfn-topology-to-pvs (the function is declared in krmfn.registry)."""
 
 import sys
-from pathlib import Path
 
-from krmlib import run
+from krmfn.registry import entry_point
 
-from .config import Config
-from .process import process
-
-
-def _help() -> str:
-    return (Path(__file__).parent / "README.md").read_text(encoding="utf-8")
-
-
-def main() -> int:
-    return run(process, Config, name="krmfn-topology-to-pvs", help_text=_help)
-
+main = entry_point(__package__ or "krmfn.topology_to_pvs")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,4 +1,5 @@
-"""The merge: inputs meet the target package by group/kind + name (after rename)."""
+"""TKO's merge of resources into a package: inputs meet the target by apiVersion, kind and name
+(after ``nephio.org/rename``); ``nephio.org/merge`` says whether a match is merged or replaced."""
 
 from __future__ import annotations
 
@@ -16,15 +17,52 @@ from krmlib import (
 )
 
 from .annotations import (
-    CONTROL,
+    MERGE,
+    METADATA,
+    OVERRIDE,
     PREPARE,
     RENAME,
     REPLACE,
-    field,
-    is_kpt_internal,
-    merge_mode,
-    moved_prepare,
+    annotation_field,
+    moved_on,
 )
+
+# The merge-control annotations steer one merge and are not carried into its result.
+CONTROL = (MERGE, RENAME)
+# Annotations a merge moves when the inputs leave their package (TKO's UpdateAnnotationsForMerge).
+MOVED = (PREPARE, METADATA)
+
+_KPT_KEYS = ("config.kubernetes.io/path", "config.kubernetes.io/index", "config.k8s.io/id")
+_KPT_PREFIXES = ("internal.config.kubernetes.io/", "internal.config.k8s.io/")
+
+
+def is_kpt_internal(key: str) -> bool:
+    """kpt's bookkeeping annotations (file path, index, ids): they belong to one package."""
+    return key in _KPT_KEYS or key.startswith(_KPT_PREFIXES)
+
+
+def merge_mode(obj: KubeObject) -> str:
+    """``Override`` (also when absent) or ``Replace``; anything else is an error."""
+    value = obj.annotations.get(MERGE)
+    if value is None or value == "":
+        return OVERRIDE
+    if value not in (OVERRIDE, REPLACE):
+        raise KrmError(
+            f"{MERGE} is {value!r}: expected {OVERRIDE} or {REPLACE} (case-sensitive)",
+            obj=obj,
+            field=annotation_field(MERGE),
+        )
+    return value
+
+
+def _moves(obj: KubeObject) -> dict[str, str]:
+    """The moved ``nephio.org/prepare`` and ``nephio.org/metadata`` values of an input."""
+    moved = {}
+    for key in MOVED:
+        value = moved_on(obj, key)
+        if value is not None:
+            moved[key] = value
+    return moved
 
 
 @dataclass(frozen=True)
@@ -33,7 +71,7 @@ class Planned:
 
     position: int  # 1-based, as users count merge inputs
     obj: KubeObject
-    group: str
+    api_version: str
     kind: str
     name: str
     dest: str
@@ -45,6 +83,13 @@ class Planned:
 
     def describe(self, name: str | None = None) -> str:
         return f"{self.kind} {name or self.name}"
+
+    def lands_on(self, obj: KubeObject) -> bool:
+        """The identity: apiVersion (group and version), kind, and the name after rename."""
+        return (obj.api_version, obj.kind, obj.name) == (self.api_version, self.kind, self.dest)
+
+
+MergeInput = Planned
 
 
 def plan(inputs: Sequence[KubeObject], from_package: bool = False) -> list[Planned]:
@@ -59,17 +104,21 @@ def plan(inputs: Sequence[KubeObject], from_package: bool = False) -> list[Plann
         dest = obj.annotations.get(RENAME, name)
         if not dest:
             raise KrmError(
-                f"{RENAME} is empty: give the name in the destination", obj=obj, field=field(RENAME)
+                f"{RENAME} is empty: give the name in the destination",
+                obj=obj,
+                field=annotation_field(RENAME),
             )
         if RENAME in obj.annotations and dest == name:
             raise KrmError(
                 f"{RENAME} renames {obj.kind} {name} to itself: remove the annotation",
                 obj=obj,
-                field=field(RENAME),
+                field=annotation_field(RENAME),
             )
         if from_package:
-            moved_prepare(obj)
-        planned.append(Planned(position, obj, obj.group, obj.kind, name, dest, merge_mode(obj)))
+            _moves(obj)  # a bad value fails here, before anything is merged
+        planned.append(
+            Planned(position, obj, obj.api_version, obj.kind, name, dest, merge_mode(obj))
+        )
     _check_cycles(planned)
     _check_conflicts(planned)
     return planned
@@ -80,7 +129,7 @@ def _check_cycles(planned: list[Planned]) -> None:
     edges: dict[tuple[str, str, str], list[Planned]] = {}
     for item in planned:
         if item.renamed:
-            edges.setdefault((item.group, item.kind, item.name), []).append(item)
+            edges.setdefault((item.api_version, item.kind, item.name), []).append(item)
     for start in planned:
         if not start.renamed:
             continue
@@ -88,7 +137,7 @@ def _check_cycles(planned: list[Planned]) -> None:
         seen = {start.name}
         current = start
         while True:
-            following = edges.get((current.group, current.kind, current.dest))
+            following = edges.get((current.api_version, current.kind, current.dest))
             if not following:
                 break
             current = following[0]
@@ -99,7 +148,7 @@ def _check_cycles(planned: list[Planned]) -> None:
                     "are not transitive and a cycle only swaps names: rename in the "
                     "template or merge in separate steps",
                     obj=start.obj,
-                    field=field(RENAME),
+                    field=annotation_field(RENAME),
                 )
             if current.name in seen:
                 break
@@ -111,7 +160,7 @@ def _check_conflicts(planned: list[Planned]) -> None:
     """Two inputs may land on one identity only when neither got there by a rename."""
     landing: dict[tuple[str, str, str], list[Planned]] = {}
     for item in planned:
-        landing.setdefault((item.group, item.kind, item.dest), []).append(item)
+        landing.setdefault((item.api_version, item.kind, item.dest), []).append(item)
     for (_group, kind, dest), items in landing.items():
         if len(items) > 1 and any(item.renamed for item in items):
             renamed = next(item for item in items if item.renamed)
@@ -125,7 +174,7 @@ def _check_conflicts(planned: list[Planned]) -> None:
                 f"{dest}, where input {others} also lands: a rename may not land on "
                 f"another input's {kind}",
                 obj=renamed.obj,
-                field=field(RENAME),
+                field=annotation_field(RENAME),
             )
 
 
@@ -162,11 +211,7 @@ def merge_planned(
 
 
 def _find(target: Items, item: Planned) -> KubeObject | None:
-    found = [
-        obj
-        for obj in target
-        if obj.kind == item.kind and obj.group == item.group and obj.name == item.dest
-    ]
+    found = [obj for obj in target if item.lands_on(obj)]
     if len(found) > 1:
         spaces = ", ".join(repr(o.namespace or "") for o in found)
         raise KrmError(
@@ -187,9 +232,8 @@ def _strip(obj: KubeObject, item: Planned, from_package: bool) -> None:
     if item.renamed:
         obj.set("metadata.name", item.dest)
     if from_package:
-        moved = moved_prepare(item.obj)
-        if moved is not None:
-            obj.annotations[PREPARE] = moved
+        for key, value in _moves(item.obj).items():
+            obj.annotations[key] = value
 
 
 def _fresh(item: Planned, from_package: bool) -> KubeObject:
@@ -258,10 +302,42 @@ def _override(match: KubeObject, item: Planned, from_package: bool) -> None:
         for key in [k for k in annotations if k in CONTROL or is_kpt_internal(str(k))]:
             del annotations[key]
         if from_package:
-            moved = moved_prepare(item.obj)
-            if moved is not None:
-                annotations[PREPARE] = moved
+            annotations.update(_moves(item.obj))
         if not annotations:
             del metadata["annotations"]
     metadata["name"] = item.dest
     match.merge("", data)
+
+
+def merge_resources(
+    target: Items,
+    inputs: Sequence[KubeObject],
+    *,
+    from_package: bool = False,
+    results: Results | None = None,
+    file_dir: str = "",
+) -> list[KubeObject]:
+    """Merge ``inputs`` into ``target`` in order (later inputs see earlier results).
+
+    Identity is the apiVersion (group and version), kind and the name after
+    ``nephio.org/rename`` (namespace ignored): a ``v2`` input is added beside a ``v1`` resource.
+    A matched resource is merged per ``nephio.org/merge``: absent or ``Override`` merges
+    properties (maps recursively, lists and scalars replaced, ``null`` removes the key);
+    ``Replace`` replaces the whole resource in place, keeping the target's kpt annotations (file
+    path, index, ids). An unmatched input is appended as a copy, in
+    ``file_dir/<lower kind>_<name>.yaml``. ``from_package=True`` moves ``nephio.org/prepare``
+    and ``nephio.org/metadata`` (Postpone→Here, Here or ""→Never, Never stays, absent stays
+    absent); False leaves them as they are. ``nephio.org/merge`` and ``nephio.org/rename`` are
+    not carried into the result; the inputs themselves are never changed.
+
+    Renames are not transitive: each input's rename names its own destination, resolved before
+    any merge. A rename onto the input's own name, a cycle of renames among the inputs, or a
+    rename that lands where another input lands raise :class:`krmlib.KrmError` before anything is
+    changed. Inputs that land on one identity without a rename merge one after the other.
+
+    Returns the resulting objects (merged, replaced or appended), once each, in input order.
+    """
+    planned = plan(inputs, from_package)
+    return merge_planned(
+        target, planned, from_package=from_package, results=results, file_dir=file_dir
+    )

@@ -1,0 +1,113 @@
+"""The functions of krmfn, each declared once: its name, what it does, its process and config.
+
+Everything that lists the functions reads this: the ``krmfn`` command and each ``krmfn-<name>``
+console script, ``--help`` (the function's README.md), the smoke, bad-input and golden tests, the
+catalog metadata test. A new function is one line here, one folder ``functions/<name>/`` (with
+``README.md``, ``metadata.yaml`` and the one-line ``__main__.py``), a ``[project.scripts]`` entry
+and ``testdata/<name>/`` cases.
+
+Nothing here imports a function until it runs: ``krmfn --help`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+
+FUNCTIONS_DIR = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Function:
+    """One function. ``process`` and ``config`` are ``module:attribute`` in its package."""
+
+    name: str
+    summary: str
+    process: str
+    config: str = "config:Config"
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def package(self) -> str:
+        """The import name: ``krmfn.interface_expander``."""
+        return f"{__package__}.{self.name.replace('-', '_')}"
+
+    @property
+    def script(self) -> str:
+        """The console script: ``krmfn-interface-expander``."""
+        return f"krmfn-{self.name}"
+
+    @property
+    def folder(self) -> Path:
+        return FUNCTIONS_DIR / self.name.replace("-", "_")
+
+    def docs(self) -> str:
+        """The function's documentation (its README.md: what ``--help`` and ``kpt fn doc`` show)."""
+        return (self.folder / "README.md").read_text(encoding="utf-8")
+
+    def load(self) -> tuple[Callable[[Any, Any], None], type[Any]]:
+        """(process, config class), imported now."""
+        return _attribute(self.package, self.process), _attribute(self.package, self.config)
+
+    def main(self, argv: list[str] | None = None) -> int:
+        """Run as the console script (stdin → stdout, or files; ``--help``, ``--version``)."""
+        from krmlib import run
+
+        process, config = self.load()
+        return run(
+            process, config, name=self.script, help_text=self.docs, version=__version__, argv=argv
+        )
+
+
+def _attribute(package: str, where: str) -> Any:
+    module, _, name = where.partition(":")
+    return getattr(importlib.import_module(f"{package}.{module}"), name)
+
+
+FUNCTIONS: tuple[Function, ...] = (
+    Function(
+        "interface-expander",
+        "Interface requirements -> IP/VLAN allocations and Kptfile conditions",
+        process="expand:process",
+    ),
+    Function(
+        "preparer",
+        "TKO preparation loop (plugins by GVK, topology Placement)",
+        process="loop:process",
+    ),
+    Function(
+        "merger",
+        "merge resources into a package (nephio.org/merge, rename, prepare)",
+        process="process:process",
+    ),
+    Function(
+        "topology-to-pvs",
+        "NFTopology -> Porch PackageVariantSets, NFDeployed, SMF-waits-for-UPF",
+        process="process:process",
+    ),
+    Function(
+        "applyset-labeler",
+        "make the package a KEP-3659 ApplySet",
+        process="process:process",
+    ),
+)
+
+BY_NAME = {function.name: function for function in FUNCTIONS}
+
+
+def entry_point(package: str) -> Callable[[], int]:
+    """``main`` of ``<package>.__main__``: the console script of the function in ``package``."""
+    function = next(f for f in FUNCTIONS if f.package == package)
+
+    def main() -> int:
+        return function.main(sys.argv[1:])
+
+    return main

@@ -1,0 +1,99 @@
+"""The Nephio/TKO vocabulary shared by the functions (``krmfn.tko``).
+
+What preparer and merger both speak: the ``nephio.org/*`` annotations and their values
+(:mod:`.annotations`), the package's Deployment resource and the topology/catalog API names
+(:mod:`.resources`), DNS-label names with the hash cap (:mod:`.naming`), TKO's merge of resources
+into a package (:mod:`.merge`) and the making of a child deployment package (:mod:`.child`).
+It imports krmlib only; the functions import it, never each other's internals.
+"""
+
+from .annotations import (
+    APPROVE,
+    APPROVED,
+    AUTO,
+    DEFAULT,
+    HERE,
+    MANUAL,
+    MERGE,
+    METADATA,
+    NEVER,
+    OVERRIDE,
+    POSTPONE,
+    PREPARE,
+    PREPARED,
+    RENAME,
+    REPLACE,
+    TRUE,
+    annotation_field,
+    approve_mode,
+    is_approved,
+    is_prepared,
+    moved_on,
+    prepare_mode,
+)
+from .child import detached_copy, new_child
+from .merge import MergeInput, merge_resources, plan
+from .naming import MAX_LABEL, cap_label, dns_label, short_hash, slug
+from .resources import (
+    ANN_CATALOG_ID,
+    ANN_CATALOG_TEMPLATE,
+    DEPLOYMENT_API,
+    DEPLOYMENT_FILE,
+    DEPLOYMENT_KIND,
+    DEPLOYMENT_NAME,
+    METADATA_GROUP,
+    TKO_API,
+    TOPOLOGY,
+    find_deployment,
+    metadata_of,
+    new_deployment,
+    object_reference,
+)
+
+__all__ = [
+    "ANN_CATALOG_ID",
+    "ANN_CATALOG_TEMPLATE",
+    "APPROVE",
+    "APPROVED",
+    "AUTO",
+    "DEFAULT",
+    "DEPLOYMENT_API",
+    "DEPLOYMENT_FILE",
+    "DEPLOYMENT_KIND",
+    "DEPLOYMENT_NAME",
+    "HERE",
+    "MANUAL",
+    "MAX_LABEL",
+    "MERGE",
+    "METADATA",
+    "METADATA_GROUP",
+    "NEVER",
+    "OVERRIDE",
+    "POSTPONE",
+    "PREPARE",
+    "PREPARED",
+    "RENAME",
+    "REPLACE",
+    "TKO_API",
+    "TOPOLOGY",
+    "TRUE",
+    "MergeInput",
+    "annotation_field",
+    "approve_mode",
+    "cap_label",
+    "detached_copy",
+    "dns_label",
+    "find_deployment",
+    "is_approved",
+    "is_prepared",
+    "merge_resources",
+    "metadata_of",
+    "moved_on",
+    "new_child",
+    "new_deployment",
+    "object_reference",
+    "plan",
+    "prepare_mode",
+    "short_hash",
+    "slug",
+]

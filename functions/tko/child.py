@@ -1,0 +1,90 @@
+"""A child deployment package: a template's resources, merged with inputs, and its Deployment."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping, Sequence
+
+from krmlib import (
+    ANN_INDEX,
+    ANN_LEGACY_INDEX,
+    ANN_PACKAGE_PATH,
+    Items,
+    KubeObject,
+    Results,
+    default_file_name,
+    is_kptfile,
+)
+
+from .annotations import APPROVED, PREPARED
+from .merge import is_kpt_internal, merge_resources
+from .resources import ANN_CATALOG_ID, find_deployment, new_deployment
+
+
+def detached_copy(obj: KubeObject) -> KubeObject:
+    """A copy without kpt's location and id annotations (for use in another package)."""
+    copy = obj.copy()
+    annotations = copy.annotations
+    for key in [k for k in annotations if is_kpt_internal(k)]:
+        del annotations[key]
+    return copy
+
+
+def new_child(
+    template: Sequence[KubeObject],
+    merge: Sequence[KubeObject],
+    *,
+    folder: str,
+    spec: Mapping[str, str],
+    from_package: bool = True,
+    results: Results | None = None,
+) -> list[KubeObject]:
+    """The objects of a new deployment package in ``folder`` (relative to the parent package,
+    ``""`` for a package of its own): copies of the ``template`` objects merged with copies of
+    ``merge`` (``nephio.org/prepare`` and ``nephio.org/metadata`` moved on when
+    ``from_package``), its Kptfile named after the folder without the catalog id, and its
+    Deployment resource with ``spec`` (empty values left out), not prepared nor approved.
+    Documents are numbered per file. Nothing given is changed."""
+    target = Items(o.copy() for o in template)
+    merge_resources(
+        target,
+        [detached_copy(o) for o in merge],
+        from_package=from_package,
+        results=results,
+        file_dir="",
+    )
+    objects = list(target)
+    deployment = find_deployment(objects)
+    if deployment is None:
+        deployment = new_deployment()
+        objects.append(deployment)
+    for key in (PREPARED, APPROVED):
+        if key in deployment.annotations:
+            del deployment.annotations[key]
+    deployment.merge("spec", {k: v for k, v in spec.items() if v})
+    name = posixpath.basename(folder)
+    for obj in objects:
+        if is_kptfile(obj) and obj.path in (None, "Kptfile"):
+            if name:
+                obj.set("metadata.name", name)
+            if ANN_CATALOG_ID in obj.annotations:
+                del obj.annotations[ANN_CATALOG_ID]
+        rel = obj.path or default_file_name(obj.kind, obj.name)
+        if ANN_PACKAGE_PATH in obj.annotations:
+            del obj.annotations[ANN_PACKAGE_PATH]
+        obj.set_path(posixpath.join(folder, rel) if folder else rel)
+    _number_documents(objects)
+    return objects
+
+
+def _number_documents(objects: Sequence[KubeObject]) -> None:
+    """Index annotations in order of appearance, per file (kpt needs them to tell documents of
+    one file apart)."""
+    counts: dict[str, int] = {}
+    for obj in objects:
+        path = obj.path or ""
+        index = counts.get(path, 0)
+        counts[path] = index + 1
+        if obj.annotations.get(ANN_INDEX) != str(index):
+            obj.annotations[ANN_INDEX] = str(index)
+            obj.annotations[ANN_LEGACY_INDEX] = str(index)

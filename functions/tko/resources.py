@@ -1,0 +1,91 @@
+"""TKO's resources: the package's Deployment, the topology and catalog API names, metadata."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from krmlib import KrmError, KubeObject
+
+from .annotations import HERE, METADATA
+
+DEPLOYMENT_API = "deployment.nephio.org/v1alpha1"
+DEPLOYMENT_KIND = "Deployment"
+DEPLOYMENT_NAME = "deployment"  # always this name; one per package
+DEPLOYMENT_FILE = "deployment.yaml"
+
+TOPOLOGY = "topology.nephio.org/v1alpha1"
+TKO_API = "tko.nephio.org/v1alpha1"  # inline catalog items
+METADATA_GROUP = "metadata.nephio.org"
+
+ANN_CATALOG_ID = "catalog.nephio.org/id"  # on a catalog package's Kptfile: its id
+ANN_CATALOG_TEMPLATE = "catalog.nephio.org/template"  # on a site's Kptfile: its site template
+
+
+def find_deployment(objects: Iterable[KubeObject]) -> KubeObject | None:
+    """The package's ``deployment.nephio.org/v1alpha1 Deployment deployment``."""
+    for obj in objects:
+        if obj.is_kind(DEPLOYMENT_API, DEPLOYMENT_KIND) and obj.name == DEPLOYMENT_NAME:
+            return obj
+    return None
+
+
+def new_deployment(spec: Mapping[str, Any] | None = None) -> KubeObject:
+    """A new Deployment resource (path ``deployment.yaml``)."""
+    data: dict[str, Any] = {
+        "apiVersion": DEPLOYMENT_API,
+        "kind": DEPLOYMENT_KIND,
+        "metadata": {"name": DEPLOYMENT_NAME},
+    }
+    if spec:
+        data["spec"] = dict(spec)
+    obj = KubeObject.from_dict(data)
+    obj.set_path(DEPLOYMENT_FILE)
+    return obj
+
+
+def object_reference(ref: Any, owner: KubeObject, field: str) -> tuple[str, str, str]:
+    """``(apiVersion, kind, name)`` of an object reference (TKO needs all three: a reference
+    without ``apiVersion`` is malformed)."""
+    if not isinstance(ref, dict):
+        raise KrmError("an object reference must be a map", obj=owner, field=field)
+    missing = [k for k in ("apiVersion", "kind", "name") if not ref.get(k)]
+    if missing:
+        raise KrmError(
+            f"malformed object reference: {', '.join(missing)} missing (needs apiVersion, "
+            "kind and name)",
+            obj=owner,
+            field=field,
+        )
+    return str(ref["apiVersion"]), str(ref["kind"]), str(ref["name"])
+
+
+def metadata_of(objects: Iterable[KubeObject]) -> dict[str, str]:
+    """TKO's metadata of a package: ``<Kind>.<spec path>`` → value from its
+    ``metadata.nephio.org/*`` resources (one value per key, a later resource wins); resources
+    marked ``nephio.org/metadata`` other than ``Here`` do not count (``Postpone``: only once
+    merged elsewhere; ``Never``)."""
+    out: dict[str, str] = {}
+    for obj in objects:
+        if obj.group != METADATA_GROUP:
+            continue
+        if obj.annotations.get(METADATA, HERE) not in (HERE, ""):
+            continue
+        spec = obj.get("spec")
+        if isinstance(spec, Mapping):
+            _flatten(obj.kind, spec, out)
+    return out
+
+
+def _flatten(prefix: str, value: Any, out: dict[str, str]) -> None:
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            _flatten(f"{prefix}.{key}", item, out)
+    elif isinstance(value, bool):
+        out[prefix] = "true" if value else "false"
+    elif value is None:
+        out[prefix] = ""
+    elif isinstance(value, list):
+        out[prefix] = ",".join(str(v) for v in value)
+    else:
+        out[prefix] = str(value)
