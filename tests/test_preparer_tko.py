@@ -22,6 +22,13 @@ HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
 SCENARIO_PLUGINS = Path(__file__).parent.parent / "testdata" / "tko-scenario" / "plugins"
 
 
+@pytest.fixture(autouse=True)
+def _allow_reads_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests' catalogs and plugins live in tmp_path, outside the working directory: the
+    person running (the test) allows reading there (SECURITY.md, Paths and files)."""
+    monkeypatch.setenv("KRMFN_ALLOW_READ", str(tmp_path))
+
+
 def run(items: str, config: dict[str, Any] | None = None) -> ResourceList:
     rl = ResourceList.parse(HEAD + items)
     process(rl, parse_config_value(Config, config or {}))
