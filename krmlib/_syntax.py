@@ -63,13 +63,14 @@ _HEAD_KEYS = frozenset(("apiVersion", "kind", "name", "namespace"))
 _HEAD_FIELDS = ("apiVersion", "kind", "metadata.name", "metadata.namespace")
 
 
-@dataclass
+@dataclass(slots=True)
 class Head:
     """What the pass saw of one item: header strings, where it starts, what was wrong."""
 
     line: int  # 1-based line of the item's first node
     start: int = 0  # its offset in the text
     values: list[str | None] = field(default_factory=lambda: [None, None, None, None])
+    strings: dict[str, str] | None = None  # shared by the items: one "v1", one "ConfigMap"
     problem: tuple[str, str, int] | None = None  # (field, what it is, line)
 
     def header(self) -> tuple[str, str, str, str] | None:
@@ -240,6 +241,7 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
     head: Head | None = None  # the item whose header is being read
     head_level = 1
     documents = 0
+    strings: dict[str, str] = {}
     while True:
         event = get()
         kind = type(event)
@@ -292,7 +294,7 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
                 count += 1
                 stack.append((keys, False, key, count))
                 if level == 2 and documents == 1 and stack[1][2] == "items":
-                    head = Head(mark.line + 1, mark.index)
+                    head = Head(mark.line + 1, mark.index, strings=strings)
                     head_level = 3
                     outline.items.append(head)
             if level >= MAX_DEPTH:
@@ -351,7 +353,10 @@ def _note_head(
     if type(event) is ScalarEvent:
         what = _scalar_kind(event)
         if what is None:
-            head.values[slot] = event.value
+            value = event.value
+            if slot != 2 and head.strings is not None:  # names differ; the rest repeat
+                value = head.strings.setdefault(value, value)
+            head.values[slot] = value
             return
         if what == "null":
             return  # absent: "has no metadata.name" later, or no namespace
