@@ -241,6 +241,7 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
     head: Head | None = None  # the item whose header is being read
     head_level = 1
     documents = 0
+    depth = 0  # len(stack), kept as a number (read on every event)
     strings: dict[str, str] = {}
     while True:
         event = get()
@@ -260,34 +261,35 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
                 keys.add(unique)
                 key = value
                 want_key = False
-                if len(stack) == 1 and documents == 1:
+                if depth == 1 and documents == 1:
                     outline.sections.append((event.start_mark.line + 1, value))
                 continue
             if len(value) > max_digits and event.implicit[0] and _INT.match(value):
                 raise _Refused(f"integer with more than {max_digits} digits", event.start_mark)
             if keys is not None:
                 want_key = True
-                if key in head_keys and head is not None:
-                    _note_head(head, head_level, len(stack), key, stack, event)
-                elif key == "functionConfig" and len(stack) == 1 and documents == 1:
+                if depth <= head_level + 1 and key in head_keys and head is not None:
+                    _note_head(head, head_level, depth, key, stack, event)
+                elif depth == 1 and key == "functionConfig" and documents == 1:
                     _note_config(outline, event)
             else:
                 count += 1
-                if len(stack) == 2 and documents == 1 and stack[1][2] == "items":
+                if depth == 2 and documents == 1 and stack[1][2] == "items":
                     outline.items.append(Head(event.start_mark.line + 1, event.start_mark.index))
             continue
         if kind is map_start or kind is seq_start:
             mark = event.start_mark
             if event.tag is not None:
                 _refuse_tag(event.tag, mark)
-            level = len(stack)
+            level = depth
+            depth += 1
             if keys is not None:
                 if want_key:  # a complex key: allowed, not compared; its value comes next
                     stack.append((keys, False, None, count))
                 else:
-                    if key in head_keys and head is not None:
+                    if level <= head_level + 1 and key in head_keys and head is not None:
                         _note_head(head, head_level, level, key, stack, event)
-                    elif key == "functionConfig" and level == 1 and documents == 1:
+                    elif level == 1 and key == "functionConfig" and documents == 1:
                         _note_config(outline, event)
                     stack.append((keys, True, key, count))
             else:
@@ -306,7 +308,8 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
             continue
         if kind is MappingEndEvent or kind is SequenceEndEvent:
             keys, want_key, key, count = stack.pop()
-            if len(stack) < head_level:
+            depth -= 1
+            if depth < head_level:
                 head, head_level = doc_head, 1
             continue
         if kind is alias:
@@ -315,8 +318,8 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
                     key, want_key = None, False
                 else:
                     if key in head_keys and head is not None:
-                        _note_head(head, head_level, len(stack), key, stack, event)
-                    elif key == "functionConfig" and len(stack) == 1 and documents == 1:
+                        _note_head(head, head_level, depth, key, stack, event)
+                    elif depth == 1 and key == "functionConfig" and documents == 1:
                         _note_config(outline, event)
                     want_key = True
             else:
