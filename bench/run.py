@@ -77,6 +77,7 @@ class Sample:
     peak_bytes: int
     returncode: int
     stderr: str = ""
+    cpu_seconds: float = 0.0  # user + system of the command and the processes it waited for
 
 
 @dataclass
@@ -104,6 +105,10 @@ class Row:
     @property
     def seconds(self) -> float:
         return statistics.median(s.seconds for s in self.samples)
+
+    @property
+    def cpu_seconds(self) -> float:
+        return statistics.median(s.cpu_seconds for s in self.samples)
 
     @property
     def peak_mb(self) -> float:
@@ -205,9 +210,10 @@ def measure(
         if TIME is not None:
             lines = rss.read().split()
             peak = int(lines[-1]) * 1024 if lines and lines[-1].isdigit() else 0
+    cpu = usage.ru_utime + usage.ru_stime
     if seconds >= timeout:
-        return Sample(seconds, peak, TIMED_OUT, f"timed out after {timeout:.0f} s")
-    return Sample(seconds, peak, proc.returncode, text)
+        return Sample(seconds, peak, TIMED_OUT, f"timed out after {timeout:.0f} s", cpu)
+    return Sample(seconds, peak, proc.returncode, text, cpu)
 
 
 def _kill_group(pid: int) -> None:
@@ -474,14 +480,14 @@ def fmt_ratio(value: float) -> str:
 
 def table(report: Report) -> list[str]:
     lines = [
-        "| size | what | median s | peak MB | x kpt fn source | RSS / RL size | note |",
-        "|---:|---|---:|---:|---:|---:|---|",
+        "| size | what | median s | peak MB | x kpt fn source | RSS / RL size | CPU s | note |",
+        "|---:|---|---:|---:|---:|---:|---:|---|",
     ]
     for row in report.rows:
         base = report.find(row.size, "kpt fn source")
         rl_mb = report.rl_bytes[row.size] / 1e6
         if not row.samples:
-            lines.append(f"| {row.size:,} | {row.what} | | | | | {row.note} |")
+            lines.append(f"| {row.size:,} | {row.what} | | | | | | {row.note} |")
             continue
         ratio = row.ratio if row.ratio is not None else float("nan")
         if row.ratio is None and base and base.ok:
@@ -490,16 +496,16 @@ def table(report: Report) -> list[str]:
         if row.timed_out:  # killed: the time is a lower bound and the memory unknown
             lines.append(
                 f"| {row.size:,} | {row.what} | > {row.seconds:.0f} | "
-                f"| > {fmt_ratio(ratio)} | | {note} |"
+                f"| > {fmt_ratio(ratio)} | | | {note} |"
             )
             continue
         memory = row.peak_mb / rl_mb
         lines.append(
             f"| {row.size:,} | {row.what} | {row.seconds:.3f} | {row.peak_mb:.0f} "
-            f"| {fmt_ratio(ratio)} | {fmt_ratio(memory)} | {note} |"
+            f"| {fmt_ratio(ratio)} | {fmt_ratio(memory)} | {row.cpu_seconds:.2f} | {note} |"
         )
     for name in report.not_built:
-        lines.append(f"| | {name} | | | | | not built |")
+        lines.append(f"| | {name} | | | | | | not built |")
     return lines
 
 
