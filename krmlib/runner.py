@@ -7,14 +7,16 @@ import sys
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from .config import FunctionConfig, parse_config
 from .errors import KrmError
 from .object import KubeObject
 from .resourcelist import ResourceList
 
-C = TypeVar("C", bound=FunctionConfig)
+if TYPE_CHECKING:  # pydantic is imported only when a function has a config to parse
+    from .config import FunctionConfig
+
+C = TypeVar("C", bound="FunctionConfig")
 # What the runner calls: the config is the function's config class, or None without one.
 Process = Callable[[ResourceList, Any], None]
 
@@ -65,7 +67,11 @@ def _process(
     process: Process, config_model: type[FunctionConfig] | None, rl: ResourceList
 ) -> ResourceList:
     try:
-        config = parse_config(config_model, rl.function_config) if config_model else None
+        config = None
+        if config_model is not None:
+            from .config import parse_config
+
+            config = parse_config(config_model, rl.function_config)
         process(rl, config)
     except KrmError as exc:
         rl.results.from_error(exc)
