@@ -94,7 +94,6 @@ class Outline:
     """What the pass learned about the input's shape."""
 
     documents: int = 0
-    root_kind: str | None = None  # the first document's kind, when a string
     items: list[Head] = field(default_factory=list)  # the first document's items[*]
     docs: list[Head] = field(default_factory=list)  # each document's root, as an item
     config: str = "absent"  # functionConfig: absent, null, mapping, or what else it is
@@ -334,8 +333,6 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
             continue
         if kind is StreamEndEvent or event is None:
             break
-    if outline.docs:
-        outline.root_kind = outline.docs[0].values[1]
 
 
 def _note_head(
