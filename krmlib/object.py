@@ -426,6 +426,12 @@ class KubeObject:
         """The object as a block-sequence entry of a ResourceList's ``items``."""
         if not self._dirty and self._src is not None:
             return self._src if self._src_form == "item" else doc_to_item(self._src)
+        if self._is_new:
+            from ._emit import emit_item
+
+            text = emit_item(self._plain)
+            if text is not None:
+                return text
         return doc_to_item(self.to_yaml())
 
 
