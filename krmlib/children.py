@@ -335,6 +335,7 @@ class ChildSync:
             changes.append(ChildChange(self._update(have, want), have, key))
         for child in current:
             if (child.api_version, child.kind, child.name) not in wanted:
+                self.ownership.mark(child, owner)
                 changes.append(_mark(child, key, self.deletion))
         return changes
 
@@ -363,6 +364,7 @@ class ChildSync:
         for child, owners in self._owned:
             relevant = [o for o in owners if (o.api_version, o.kind) == owner_kind]
             if relevant and not any(o in present for o in relevant):
+                self.ownership.mark(child, _stand_in(relevant[0]))
                 changes.append(_mark(child, relevant[0], self.deletion))
         return changes
 
@@ -381,6 +383,13 @@ class ChildSync:
         for child in self._inserts.pop(id(anchor), []):
             out.append(child)
             self._emit(child, out)
+
+
+def _stand_in(key: OwnerKey) -> KubeObject:
+    """An owner that is gone, for :meth:`Ownership.mark` (no uid: it is not in the package)."""
+    return KubeObject.from_dict(
+        {"apiVersion": key.api_version, "kind": key.kind, "metadata": {"name": key.name}}
+    )
 
 
 def _mark(child: KubeObject, owner: OwnerKey, deletion: Deletion) -> ChildChange:
