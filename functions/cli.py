@@ -16,7 +16,11 @@ COMMANDS = {
     ),
     "deployment": (
         "krmfn.merger.commands",
-        "create TEMPLATE_DIR --merge FILE... [--site ID] OUT_DIR",
+        "create TEMPLATE [--catalog DIR] [--merge FILE...] ... OUT_DIR | approve DIR...",
+    ),
+    "deployments": (
+        "krmfn.merger.listing",
+        "list ROOT [--prepared|--unprepared] [--template P] ... [-o table|yaml|json]",
     ),
 }
 

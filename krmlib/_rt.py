@@ -16,7 +16,7 @@ from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, PlainScalarString
 
-from ._yaml import StyledBool, StyledNull, needs_quotes
+from ._scalars import StyledBool, StyledNull, needs_quotes
 from .errors import InputError
 
 T = TypeVar("T")

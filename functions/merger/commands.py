@@ -1,4 +1,4 @@
-"""``krmfn deployment create TEMPLATE_DIR --merge FILE... [--site ID] OUT_DIR``."""
+"""``krmfn deployment create`` and ``krmfn deployment approve`` (TKO's deployment commands)."""
 
 from __future__ import annotations
 
@@ -6,22 +6,38 @@ import argparse
 import sys
 from pathlib import Path
 
-from krmlib import KrmError
+from krmfn.tko import APPROVED, TRUE, find_deployment, is_approved, is_prepared
 
-USAGE = "krmfn deployment create TEMPLATE_DIR [--merge FILE...] [--site ID] OUT_DIR"
-DESCRIPTION = """Create a deployment package from a template package plus merges (TKO's
-`tko deployment create --merge`): OUT_DIR becomes a copy of TEMPLATE_DIR whose Kptfile is named
-after OUT_DIR, with the resources of every --merge file (or folder) merged in, in order
-(nephio.org/merge and nephio.org/rename apply; nephio.org/prepare is kept as written), and a
-deployment.nephio.org/v1alpha1 Deployment `deployment` with spec.templateId (the template's own,
-else the template folder's name) and spec.siteId (--site). OUT_DIR must not exist or be empty."""
+from krmlib import KrmError, KubeObject, ResourceList
+
+from .package import read_package, write_files
+
+USAGE = """krmfn deployment create TEMPLATE [--catalog DIR] [--merge FILE...] [--stdin]
+                               [--site ID] [--parent DIR] [--metadata K=V]...
+                               [--prepared] [--approved] OUT_DIR
+       krmfn deployment approve DIR..."""
+DESCRIPTION = """create: a deployment package from a template plus merges (TKO's
+`tko deployment create`). TEMPLATE is a template package folder, or a catalog id
+(`demo/hello-world:v1.0.0`) looked up in --catalog (the Kptfile annotation catalog.nephio.org/id).
+OUT_DIR becomes a copy of the template whose Kptfile is named after OUT_DIR (without the catalog
+annotations), with the resources of every --merge file (or folder), then of --stdin (a YAML
+stream or a ResourceList), merged in, in order (nephio.org/merge and nephio.org/rename apply;
+nephio.org/prepare is kept as written), and a deployment.nephio.org/v1alpha1 Deployment
+`deployment` with spec.templateId (the catalog id, else the template's own, else the folder's
+name), spec.siteId (--site), spec.parentDeploymentId (the id of the --parent deployment
+package), spec.metadata (--metadata), nephio.org/prepared and nephio.org/approved ("true" with
+--prepared, --approved). An unknown template, site (when the catalog is known: --catalog, or
+the one holding TEMPLATE) or parent is an error. OUT_DIR must not exist or be empty.
+
+approve: mark prepared deployment packages nephio.org/approved: "true" (TKO's
+`tko deployment approve`); an unprepared one is an error, an approved one is left as it is."""
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="krmfn deployment create", usage=USAGE, description=DESCRIPTION
     )
-    parser.add_argument("paths", nargs="*", metavar="TEMPLATE_DIR OUT_DIR")
+    parser.add_argument("paths", nargs="*", metavar="TEMPLATE OUT_DIR")
     parser.add_argument(
         "--merge",
         nargs="+",
@@ -30,7 +46,20 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="YAML file or folder of resources to merge (repeatable, in order)",
     )
-    parser.add_argument("--site", metavar="ID", help="spec.siteId of the Deployment resource")
+    parser.add_argument("--stdin", "-i", action="store_true", help="merge resources from stdin")
+    parser.add_argument("--site", "-s", metavar="ID", help="spec.siteId of the Deployment")
+    parser.add_argument("--catalog", metavar="DIR", help="the template and site catalog")
+    parser.add_argument("--parent", metavar="DIR", help="the parent deployment package")
+    parser.add_argument(
+        "--metadata",
+        "-m",
+        action="append",
+        default=[],
+        metavar="K=V",
+        help="deployment metadata (repeatable)",
+    )
+    parser.add_argument("--prepared", action="store_true", help="mark it prepared")
+    parser.add_argument("--approved", action="store_true", help="mark it approved")
     return parser
 
 
@@ -41,27 +70,94 @@ def main(argv: list[str]) -> int:
     if not args or args[0] in ("-h", "--help"):
         sys.stdout.write(f"usage: {USAGE}\n\n{DESCRIPTION}\n")
         return 0
+    if args[0] == "approve":
+        return approve_main(args[1:])
     if args[0] != "create":
         sys.stderr.write(f"krmfn deployment: unknown subcommand {args[0]!r}\nusage: {USAGE}\n")
         return 2
+    return create_main(args[1:])
+
+
+def create_main(args: list[str]) -> int:
     parser = _parser()
-    opts = parser.parse_intermixed_args(args[1:])
+    opts = parser.parse_intermixed_args(args)
     paths: list[str] = list(opts.paths)
     merges: list[str] = list(opts.merge)
     if len(paths) == 1 and merges and args[-1] == merges[-1]:
         paths.append(merges.pop())  # `--merge a.yaml b.yaml OUT_DIR`: the last word is OUT_DIR
     if len(paths) != 2:
-        parser.error("expected TEMPLATE_DIR and OUT_DIR")
+        parser.error("expected TEMPLATE and OUT_DIR")
+    metadata: dict[str, str] = {}
+    for pair in opts.metadata:
+        key, sep, value = str(pair).partition("=")
+        if not sep or not key:
+            parser.error(f"--metadata {pair!r}: expected KEY=VALUE")
+        metadata[key] = value
     from .api import create_deployment
 
-    template, out = Path(paths[0]), Path(paths[1])
+    out = Path(paths[1])
     try:
-        create_deployment(template, [Path(m) for m in merges], out, site_id=opts.site)
+        stdin = _read_stdin() if opts.stdin else []
+        create_deployment(
+            paths[0],
+            [Path(m) for m in merges],
+            out,
+            site_id=opts.site,
+            parent=Path(opts.parent) if opts.parent else None,
+            metadata=metadata,
+            prepared=opts.prepared,
+            approved=opts.approved,
+            catalog=Path(opts.catalog) if opts.catalog else None,
+            merge_objects=stdin,
+        )
     except KrmError as exc:
         sys.stderr.write(f"krmfn deployment create: error: {exc}\n")
         return 1
     sys.stdout.write(f"created {out}\n")
     return 0
+
+
+def _read_stdin() -> list[KubeObject]:
+    text = sys.stdin.read()
+    try:
+        objects = list(ResourceList.parse(text).items)
+    except KrmError as exc:
+        raise KrmError(f"--stdin: {exc}") from None
+    if not objects:
+        raise KrmError("--stdin: no resources on standard input")
+    return objects
+
+
+def approve(folder: Path) -> str:
+    """Approve one prepared deployment package: ``approved``, ``already approved``; an
+    unprepared package or a folder without a Deployment is an error."""
+    if not (folder / "Kptfile").is_file():
+        raise KrmError(f"{folder}: not a package folder")
+    objects = read_package(folder)
+    deployment = find_deployment(objects)
+    if deployment is None:
+        raise KrmError(f"{folder}: no deployment.nephio.org Deployment resource")
+    if not is_prepared(deployment):
+        raise KrmError(f"{folder}: not prepared yet (only a prepared deployment is approved)")
+    if is_approved(deployment):
+        return "already approved"
+    deployment.annotations[APPROVED] = TRUE
+    write_files(folder, objects, {deployment.path or ""})
+    return "approved"
+
+
+def approve_main(args: list[str]) -> int:
+    if not args or args[0] in ("-h", "--help"):
+        sys.stdout.write("usage: krmfn deployment approve DIR...\n")
+        return 0 if args else 2
+    code = 0
+    for arg in args:
+        try:
+            sys.stdout.write(f"{approve(Path(arg))}: {arg}\n")
+        except KrmError as exc:
+            sys.stderr.write(f"krmfn deployment approve: error: {exc}\n")
+            code = 1
+    return code
 
 
 if __name__ == "__main__":

@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from krmfn.tko import PREPARED, find_deployment, new_deployment
+from krmfn.tko import (
+    ANN_CATALOG_ID,
+    ANN_CATALOG_TEMPLATE,
+    APPROVED,
+    PREPARED,
+    TRUE,
+    catalog_index,
+    deployment_id,
+    find_deployment,
+    new_deployment,
+)
 from krmfn.tko.merge import merge_planned, plan
 
 from krmlib import Items, KrmError, KubeObject, is_kptfile
@@ -14,35 +25,94 @@ from krmlib import Items, KrmError, KubeObject, is_kptfile
 from .package import read_inputs, read_package, write_files
 
 
-def create(
-    template_dir: Path, merge_files: Sequence[Path], out_dir: Path, *, site_id: str | None
-) -> None:
+@dataclass
+class CreateOptions:
+    """TKO's ``deployment create`` options."""
+
+    merge_files: Sequence[Path] = ()
+    merge_objects: Sequence[KubeObject] = ()  # --stdin, merged after the files
+    site_id: str | None = None
+    parent: Path | None = None
+    metadata: Mapping[str, str] = field(default_factory=dict)
+    prepared: bool = False
+    approved: bool = False
+    catalog: Path | None = None
+
+
+def create(template: str | Path, out_dir: Path, options: CreateOptions) -> None:
     """Check and compute everything first; only then copy the template and write files."""
-    if not template_dir.is_dir():
-        raise KrmError(f"template {template_dir} is not a folder")
+    template_dir, catalog = _template_folder(template, options.catalog)
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
         raise KrmError(f"{out_dir} exists and is not an empty folder")
     if out_dir.resolve().is_relative_to(template_dir.resolve()):
         raise KrmError(f"{out_dir} is inside the template {template_dir}")
+    if (
+        options.site_id
+        and catalog is not None
+        and options.site_id not in catalog_index(catalog, "sites")
+    ):
+        raise KrmError(f"unknown site {options.site_id}: not in the catalog {catalog}")
+    parent_id = _parent_id(options.parent) if options.parent is not None else ""
     items = Items(read_package(template_dir))
     template_id = _template_id(items, template_dir)
+    inputs = [*read_inputs(options.merge_files), *options.merge_objects]
     changed: list[KubeObject] = []
     changed.extend(
-        merge_planned(
-            items,
-            plan(read_inputs(merge_files)),
-            from_package=False,
-            results=None,
-            file_dir="",
-        )
+        merge_planned(items, plan(inputs), from_package=False, results=None, file_dir="")
     )
     changed.append(_kptfile(items, out_dir.resolve().name))
-    changed.append(_deployment(items, template_id, site_id))
+    deployment = _deployment(items, template_id, options.site_id)
+    if parent_id:
+        deployment.set("spec.parentDeploymentId", parent_id)
+    if options.metadata:
+        deployment.merge("spec.metadata", dict(options.metadata))
+    if options.prepared:
+        deployment.annotations[PREPARED] = TRUE
+    if options.approved:
+        deployment.annotations[APPROVED] = TRUE
+    changed.append(deployment)
     shutil.copytree(template_dir, out_dir, dirs_exist_ok=True)
     write_files(out_dir, items, {obj.path or "" for obj in changed})
 
 
+def _template_folder(template: str | Path, catalog: Path | None) -> tuple[Path, Path | None]:
+    """The template's folder and the catalog it belongs to (given, or the folder above the
+    ``templates`` folder holding it). A template that is not a folder is a catalog id."""
+    path = Path(template)
+    if path.is_dir():
+        if catalog is None:
+            above = next((p for p in path.resolve().parents if p.name == "templates"), None)
+            catalog = above.parent if above is not None else None
+        return path, catalog
+    if catalog is None:
+        raise KrmError(
+            f"template {template} is not a folder (give --catalog DIR to find a template by "
+            "its catalog id)"
+        )
+    found = catalog_index(catalog, "templates").get(str(template))
+    if found is None:
+        raise KrmError(f"unknown template {template}: not in the catalog {catalog}")
+    return found, catalog
+
+
+def _parent_id(parent: Path) -> str:
+    """The id of the parent deployment package (it must be one: Kptfile and Deployment)."""
+    if not (parent / "Kptfile").is_file():
+        raise KrmError(f"unknown parent deployment {parent}: not a package folder")
+    objects = read_package(parent)
+    if find_deployment(objects) is None:
+        raise KrmError(
+            f"unknown parent deployment {parent}: it has no deployment.nephio.org Deployment"
+        )
+    return deployment_id(objects)
+
+
 def _template_id(items: Items, template_dir: Path) -> str:
+    """The catalog id (the Kptfile's ``catalog.nephio.org/id``), else the template's own
+    Deployment's ``spec.templateId``, else the folder's name."""
+    kptfile = next((o for o in items if is_kptfile(o) and o.path == "Kptfile"), None)
+    if kptfile is not None and kptfile.annotations.get(ANN_CATALOG_ID):
+        return kptfile.annotations[ANN_CATALOG_ID]
     deployment = find_deployment(items)
     if deployment is not None:
         value = deployment.get("spec.templateId")
@@ -52,6 +122,7 @@ def _template_id(items: Items, template_dir: Path) -> str:
 
 
 def _kptfile(items: Items, name: str) -> KubeObject:
+    """The new package's Kptfile, named after its folder; not a catalog entry any more."""
     kptfile = next((o for o in items if is_kptfile(o) and o.path == "Kptfile"), None)
     if kptfile is None:
         kptfile = KubeObject.from_dict(
@@ -68,6 +139,9 @@ def _kptfile(items: Items, name: str) -> KubeObject:
         objects = list(items)
         items.replace_all([kptfile, *objects])
     kptfile.set("metadata.name", name)
+    for key in (ANN_CATALOG_ID, ANN_CATALOG_TEMPLATE):
+        if key in kptfile.annotations:
+            del kptfile.annotations[key]
     return kptfile
 
 
@@ -77,8 +151,9 @@ def _deployment(items: Items, template_id: str, site_id: str | None) -> KubeObje
     if deployment is None:
         deployment = new_deployment()
         items.append(deployment)
-    if PREPARED in deployment.annotations:
-        del deployment.annotations[PREPARED]  # merged content: the new package is prepared anew
+    for key in (PREPARED, APPROVED):
+        if key in deployment.annotations:
+            del deployment.annotations[key]  # merged content: the new package is prepared anew
     deployment.set("spec.templateId", template_id)
     if site_id:
         deployment.set("spec.siteId", site_id)

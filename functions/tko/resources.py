@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from krmlib import KrmError, KubeObject
@@ -89,3 +90,40 @@ def _flatten(prefix: str, value: Any, out: dict[str, str]) -> None:
         out[prefix] = ",".join(str(v) for v in value)
     else:
         out[prefix] = str(value)
+
+
+def deployment_id(own: Iterable[KubeObject]) -> str:
+    """A deployment package's id: its parent's id (``spec.parentDeploymentId`` of its
+    Deployment), ``/``, its Kptfile's name (``deployment`` without a Kptfile)."""
+    objects = list(own)
+    kptfile = next((o for o in objects if o.is_kind("kpt.dev/v1", "Kptfile")), None)
+    name = kptfile.name if kptfile is not None else DEPLOYMENT_NAME
+    deployment = find_deployment(objects)
+    parent = str(deployment.get("spec.parentDeploymentId") or "") if deployment else ""
+    return f"{parent}/{name}" if parent else name
+
+
+def catalog_index(catalog: Path, section: str) -> dict[str, Path]:
+    """The packages of a catalog folder's ``templates`` or ``sites`` by id: the Kptfile's
+    ``catalog.nephio.org/id``, else the folder path below the section (outermost packages
+    only, hidden folders skipped). Only Kptfiles are read."""
+    root = catalog / section
+    found: dict[str, Path] = {}
+    if not root.is_dir():
+        return found
+    packages: list[Path] = []
+    for kptfile in sorted(root.rglob("Kptfile")):
+        folder = kptfile.parent
+        rel = folder.relative_to(root)
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        if any(folder.is_relative_to(p) for p in packages):
+            continue
+        packages.append(folder)
+        try:
+            obj = KubeObject.from_yaml(kptfile.read_text(encoding="utf-8"))
+            declared = obj.annotations.get(ANN_CATALOG_ID)
+        except (OSError, KrmError):
+            declared = None
+        found[declared or rel.as_posix()] = folder
+    return found

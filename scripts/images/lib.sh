@@ -34,3 +34,18 @@ with open(sys.argv[1], "rb") as f:
     print(tomllib.load(f)["project"]["version"])
 PYEOF
 }
+
+# The image tags of this version, one a line, the full one (vX.Y.Z) first,
+# then the moving vX.Y and vX for a release (scripts/images/image_tags.py).
+image_tags() {
+  local py="${KRMFN_PY:-$KRMFN_ROOT/.venv/bin/python}"
+  [[ -x "$py" ]] || py=python3
+  "$py" "$KRMFN_ROOT/scripts/images/image_tags.py" "$KRMFN_ROOT/pyproject.toml"
+}
+
+# The full tag (vX.Y.Z) the e2e and the examples use.
+image_tag() {
+  local tags
+  tags="$(image_tags)" || return 1
+  printf '%s\n' "${tags%%$'\n'*}"
+}

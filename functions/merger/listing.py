@@ -1,0 +1,200 @@
+"""``krmfn deployments list ROOT``: the deployment packages of a tree, filtered (TKO's
+``tko deployment list``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import yaml
+from krmfn.tko import find_deployment, is_approved, is_prepared, metadata_of
+
+from krmlib import KrmError
+
+from .package import read_package
+
+USAGE = """usage: krmfn deployments list ROOT [--prepared | --unprepared]
+         [--approved | --unapproved] [--template PATTERN] [--site PATTERN] [--parent ID]
+         [--metadata K=PATTERN]... [--catalog DIR] [-o table|yaml|json]
+
+Every deployment package under ROOT (a folder with a Kptfile and a deployment.nephio.org
+Deployment resource; the catalog, ROOT/catalog unless --catalog says otherwise, and hidden
+folders are skipped), with its id (folder relative to ROOT), template, site, parent, prepared
+and approved state and metadata (the Deployment's spec.metadata, overridden by the package's
+metadata.nephio.org resources). Filters combine: --template and --site take TKO's id patterns
+(`*` within one path segment, `**` across `/` and `:`), --metadata a value pattern (`*` any
+text), --parent an exact parent id.
+"""
+
+
+@dataclass
+class Row:
+    id: str
+    template: str
+    site: str
+    parent: str
+    prepared: bool
+    approved: bool
+    metadata: dict[str, str]
+
+
+def id_pattern(pattern: str) -> re.Pattern[str]:
+    """TKO's id pattern: ``*`` within a segment, ``**`` across ``/`` and ``:``."""
+    out = ""
+    index = 0
+    while index < len(pattern):
+        if pattern.startswith("**", index):
+            out += r"[0-9A-Za-z_.\-/:]*"
+            index += 2
+        elif pattern[index] == "*":
+            out += r"[0-9A-Za-z_.\-]*"
+            index += 1
+        else:
+            out += re.escape(pattern[index])
+            index += 1
+    return re.compile(out)
+
+
+def value_pattern(pattern: str) -> re.Pattern[str]:
+    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")), re.S)
+
+
+def rows_under(root: Path, catalog: Path | None) -> list[Row]:
+    rows = []
+    skip = catalog.resolve() if catalog is not None else None
+    for kptfile in sorted(root.rglob("Kptfile")):
+        folder = kptfile.parent
+        rel = folder.relative_to(root)
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        if skip is not None and folder.resolve().is_relative_to(skip):
+            continue
+        objects = read_package(folder)
+        deployment = find_deployment(objects)
+        if deployment is None:
+            continue
+        spec = deployment.get("spec") or {}
+        spec = spec if isinstance(spec, dict) else {}
+        own_metadata = spec.get("metadata") if isinstance(spec.get("metadata"), dict) else {}
+        metadata = {str(k): str(v) for k, v in (own_metadata or {}).items()}
+        metadata.update(metadata_of(objects))
+        rows.append(
+            Row(
+                id=rel.as_posix() or ".",
+                template=str(spec.get("templateId") or ""),
+                site=str(spec.get("siteId") or ""),
+                parent=str(spec.get("parentDeploymentId") or ""),
+                prepared=is_prepared(deployment),
+                approved=is_approved(deployment),
+                metadata=dict(sorted(metadata.items())),
+            )
+        )
+    return rows
+
+
+def selected(rows: Sequence[Row], opts: argparse.Namespace, wanted: Mapping[str, str]) -> list[Row]:
+    out = []
+    for row in rows:
+        if opts.prepared is not None and row.prepared != opts.prepared:
+            continue
+        if opts.approved is not None and row.approved != opts.approved:
+            continue
+        if opts.template and not id_pattern(opts.template).fullmatch(row.template):
+            continue
+        if opts.site and not id_pattern(opts.site).fullmatch(row.site):
+            continue
+        if opts.parent is not None and row.parent != opts.parent:
+            continue
+        if any(
+            key not in row.metadata or not value_pattern(p).fullmatch(row.metadata[key])
+            for key, p in wanted.items()
+        ):
+            continue
+        out.append(row)
+    return out
+
+
+def write_table(rows: Sequence[Row]) -> None:
+    header = ("ID", "TEMPLATE", "SITE", "PARENT", "PREPARED", "APPROVED")
+    cells = [
+        (
+            r.id,
+            r.template or "-",
+            r.site or "-",
+            r.parent or "-",
+            "yes" if r.prepared else "no",
+            "yes" if r.approved else "no",
+        )
+        for r in rows
+    ]
+    widths = [max(len(c[i]) for c in [header, *cells]) for i in range(len(header))]
+    for line in [header, *cells]:
+        sys.stdout.write("  ".join(c.ljust(widths[i]) for i, c in enumerate(line)).rstrip() + "\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="krmfn deployments list", add_help=False)
+    parser.add_argument("-h", "--help", action="store_true")
+    parser.add_argument("root", nargs="?")
+    parser.add_argument("--prepared", dest="prepared", action="store_const", const=True)
+    parser.add_argument("--unprepared", dest="prepared", action="store_const", const=False)
+    parser.add_argument("--approved", dest="approved", action="store_const", const=True)
+    parser.add_argument("--unapproved", dest="approved", action="store_const", const=False)
+    parser.add_argument("--template")
+    parser.add_argument("--site")
+    parser.add_argument("--parent")
+    parser.add_argument("--metadata", action="append", default=[])
+    parser.add_argument("--catalog")
+    parser.add_argument("-o", "--output", choices=("table", "yaml", "json"), default="table")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = list(argv)
+    if args[:1] == ["deployments"]:
+        args = args[1:]
+    if args[:1] == ["list"]:
+        args = args[1:]
+    elif args and not args[0].startswith("-"):
+        sys.stderr.write(f"krmfn deployments: unknown subcommand {args[0]!r}\n{USAGE}")
+        return 2
+    try:
+        opts = _parser().parse_args(args)
+    except SystemExit:
+        return 2
+    if opts.help or not opts.root:
+        sys.stdout.write(USAGE)
+        return 0 if opts.help else 2
+    wanted: dict[str, str] = {}
+    for pair in opts.metadata:
+        key, sep, value = str(pair).partition("=")
+        if not sep or not key:
+            sys.stderr.write(f"krmfn deployments list: --metadata {pair!r}: expected K=PATTERN\n")
+            return 2
+        wanted[key] = value
+    root = Path(opts.root)
+    if not root.is_dir():
+        sys.stderr.write(f"krmfn deployments list: {opts.root} is not a folder\n")
+        return 2
+    catalog = Path(opts.catalog) if opts.catalog else root / "catalog"
+    try:
+        rows = selected(rows_under(root, catalog if catalog.is_dir() else None), opts, wanted)
+    except KrmError as exc:
+        sys.stderr.write(f"krmfn deployments list: error: {exc}\n")
+        return 1
+    if opts.output == "table":
+        write_table(rows)
+    elif opts.output == "json":
+        sys.stdout.write(json.dumps([asdict(r) for r in rows], indent=2) + "\n")
+    else:
+        sys.stdout.write(yaml.safe_dump([asdict(r) for r in rows], sort_keys=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
