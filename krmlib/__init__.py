@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         get_conditions,
         get_readiness_gates,
         remove_condition,
+        remove_readiness_gate,
         set_condition,
     )
     from .models import did_you_mean
@@ -88,6 +89,7 @@ _WHERE = {
     "get_conditions": "kptfile",
     "get_readiness_gates": "kptfile",
     "remove_condition": "kptfile",
+    "remove_readiness_gate": "kptfile",
     "set_condition": "kptfile",
     "did_you_mean": "models",
     "ANN_INDEX": "object",
@@ -151,6 +153,7 @@ __all__ = [
     "parse_path",
     "read_files",
     "remove_condition",
+    "remove_readiness_gate",
     "run",
     "run_resource_list",
     "run_text",
