@@ -197,11 +197,11 @@ def merge_planned(
         elif item.mode == REPLACE:
             obj = _replace(target, match, item, from_package)
             out = [obj if o is match else o for o in out]  # an earlier result replaced
-            verb = "replaced"
+            verb = "replaced" if obj is not match else "already as given (Replace): unchanged"
         else:
-            _override(match, item, from_package)
+            changed = _override(match, item, from_package)
             obj = match
-            verb = "merged (Override)"
+            verb = "merged (Override)" if changed else "already merged (Override): unchanged"
         if results is not None:
             rename = f" (renamed from {item.name})" if item.renamed else ""
             results.info(f"merge input #{item.position} {verb}{rename}", obj)
@@ -294,7 +294,7 @@ def _content(obj: KubeObject) -> dict[str, Any]:
     return data
 
 
-def _override(match: KubeObject, item: Planned, from_package: bool) -> None:
+def _override(match: KubeObject, item: Planned, from_package: bool) -> bool:
     data = item.obj.to_dict()
     metadata = data.setdefault("metadata", {})
     annotations = metadata.get("annotations")
@@ -306,7 +306,7 @@ def _override(match: KubeObject, item: Planned, from_package: bool) -> None:
         if not annotations:
             del metadata["annotations"]
     metadata["name"] = item.dest
-    match.merge("", data)
+    return match.merge("", data)
 
 
 def merge_resources(
