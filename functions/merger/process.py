@@ -26,9 +26,7 @@ def process(rl: ResourceList, config: Config) -> None:
 def _merge(rl: ResourceList, inputs: Inputs, from_package: bool) -> None:
     planned = plan(inputs.objects, from_package)
     if not inputs.package_files:
-        merge_planned(
-            rl.items, planned, from_package=from_package, results=rl.results, file_dir=""
-        )
+        merge_planned(rl.items, planned, from_package=from_package, results=rl.results, file_dir="")
         return
     # Inputs read from files of this package are not targets: merge into the other items.
     originals = list(rl.items)
