@@ -195,7 +195,7 @@ def add_key(parent: Any, key: Any, value: Any) -> None:
     slot = old_map.ca.items.get(old_key)
     token = slot[2] if slot and len(slot) > 2 else None
     text = getattr(token, "value", None)
-    if not isinstance(text, str) or "\n" not in text:
+    if token is None or not isinstance(text, str) or "\n" not in text:
         return
     line_end = text.index("\n") + 1
     rest = text[line_end:]
