@@ -10,8 +10,9 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 .PHONY: help install lint test test-fast golden demo bench clean
 
 help:
-	@echo "make demo    render the example packages with real kpt and show what changed"
-	@echo "make test    lint (ruff, mypy --strict) and every test"
+	@echo "make demo    render the example packages with real kpt, a summary of what changed (V=1: diffs)"
+	@echo "make test    lint (ruff, mypy --strict, import-linter) and every test"
+	@echo "make test-fast   the tests that do not run kpt (a minute or two)"
 	@echo "make bench   benchmark table (bench/RESULTS.md)"
 	@echo "make images / e2e-images   container images and the image-mode end-to-end"
 
@@ -50,8 +51,9 @@ golden: install
 	KRMFN_UPDATE_GOLDEN=1 $(VENV)/bin/pytest -p no:randomly tests -k golden -q || true
 	@git status --short testdata
 
+# Short by default (a summary per example); `make demo V=1` for kpt's output and the full diffs.
 demo: install
-	@bash examples/demo.sh
+	@V="$(V)" bash examples/demo.sh
 
 bench: install
 	@$(PY) bench/run.py

@@ -180,7 +180,9 @@ def main() -> None:
     libpython = sysconfig.get_config_var("LDLIBRARY")
     libdir = sysconfig.get_config_var("LIBDIR")
     if sysconfig.get_config_var("Py_ENABLE_SHARED") and libpython and libdir:
-        elves.append(Path(libdir) / libpython)
+        shared = Path(libdir) / libpython
+        if shared.exists():  # else ldd finds the interpreter's libpython by its soname
+            elves.append(shared)
     libs = ldd(elves)
     # Beside libc: libgcc_s (glibc loads it when a thread is cancelled) and the
     # stubs manylinux wheels still link (their code lives in libc since 2.34).

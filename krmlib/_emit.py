@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._yaml import needs_quotes
+from ._scalars import needs_quotes
 
 _KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./-]*$")
 _PLAIN = re.compile(r"^[A-Za-z0-9_/.][A-Za-z0-9_/.,()=+ -]*[A-Za-z0-9_/.)]$|^[A-Za-z0-9_/.]$")

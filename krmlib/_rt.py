@@ -18,7 +18,7 @@ from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, PlainScalarString
 from ruamel.yaml.tokens import CommentToken
 
-from ._yaml import StyledBool, StyledNull, needs_quotes
+from ._scalars import StyledBool, StyledNull, needs_quotes
 from .errors import InputError
 
 T = TypeVar("T")

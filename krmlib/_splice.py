@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from ._emit import entry_lines, seq_lines
-from ._yaml import needs_quotes
+from ._scalars import needs_quotes
 
 _SIMPLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
 _KEY_LINE = re.compile(r"^( *)([A-Za-z0-9][A-Za-z0-9._/-]*):(?: (.*))?$")

@@ -19,43 +19,17 @@ from typing import Any
 import yaml
 from yaml.cyaml import CParser  # type: ignore[attr-defined]
 
+from ._scalars import StyledBool, StyledNull
 from .errors import InputError
 
 # Bounds that keep hostile input from exhausting memory or the stack.
 MAX_DEPTH = 500
 MAX_NODES = 1_000_000
 
-# --- scalars that other readers would not take as strings -------------------------------------
-
-# Union of the YAML 1.1 (PyYAML, old kyaml) and YAML 1.2 core implicit types.
-_AMBIGUOUS = re.compile(
-    r"""^(?:
-      [-+]?(?:0|[1-9][0-9_]*)                      # decimal
-     |[-+]?0[0-7_]+ | 0o[0-7]+                     # octal 1.1 / 1.2
-     |[-+]?0x[0-9a-fA-F_]+ | [-+]?0b[01_]+         # hex, binary
-     |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+           # sexagesimal int
-     |[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+]?[0-9]+)?   # float
-     |[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+        # 1e3
-     |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*  # sexagesimal float
-     |[-+]?\.(?:inf|Inf|INF) | \.(?:nan|NaN|NAN)
-     |y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF
-     |~|null|Null|NULL|
-     |[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ].*)?   # timestamp
-     |=|<<
-    )$""",
-    re.X,
-)
-
-
 _AMBIGUOUS_12 = re.compile(
     r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
     r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|true|True|TRUE|false|False|FALSE|~|null|Null|NULL|)$"
 )
-
-
-def needs_quotes(value: str) -> bool:
-    """True when a plain ``value`` would be read as something other than a string."""
-    return bool(_AMBIGUOUS.match(value))
 
 
 # --- fast loader (libyaml, read only) ---------------------------------------------------------
@@ -254,35 +228,6 @@ def _marked_error(exc: yaml.MarkedYAMLError) -> InputError:
     if mark is None:
         return InputError(f"invalid YAML: {problem}")
     return InputError(f"invalid YAML: {problem}", line=mark.line + 1, column=mark.column + 1)
-
-
-class StyledBool(int):
-    """A boolean as written (``True``, ``TRUE``): emitted as its original text."""
-
-    text: str
-
-    def __new__(cls, value: bool, text: str) -> StyledBool:
-        obj = super().__new__(cls, bool(value))
-        obj.text = text
-        return obj
-
-    def __bool__(self) -> bool:
-        return int(self) != 0
-
-
-class StyledNull:
-    """A null written ``~`` or ``Null``: emitted as its original text, read as None."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __eq__(self, other: object) -> bool:
-        return other is None or isinstance(other, StyledNull)
-
-    def __hash__(self) -> int:
-        return hash(None)
 
 
 # --- round trip (ruamel, imported on first use: start-up stays light) --------------------------

@@ -148,6 +148,13 @@ class Conditions:
             return None
         return str(self._raw[index].get("status", "Unknown"))
 
+    def get(self, type_: str) -> Condition | None:
+        """The condition of this type, or None."""
+        index = self._index.get(type_)
+        if index is None or self._raw[index] is None:
+            return None
+        return Condition.from_dict(self._raw[index])
+
     def set(self, condition: Condition) -> None:
         if self.kptfile is None:
             return

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any, Literal, TypeVar
 
-from . import _scan, _yaml
+from . import _scalars, _scan, _yaml
 from .errors import FieldTypeError, InputError, KrmError
 from .paths import Key, Path, format_path, parse_path
 
@@ -201,7 +201,7 @@ class KubeObject:
     def get(self, path: Path, default: Any = None) -> Any:
         """The value at ``path`` as plain Python (a copy), or ``default`` when absent."""
         value = _walk(self._read(), parse_path(path), self)
-        if value is _MISSING or value is None or isinstance(value, _yaml.StyledNull):
+        if value is _MISSING or value is None or isinstance(value, _scalars.StyledNull):
             return default
         return _yaml.to_plain(value)
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from . import _yaml
+from . import _syntax, _yaml
 from .collection import Items
 from .errors import InputError, KrmError
 from .object import KubeObject, doc_to_item
@@ -47,8 +47,21 @@ class ResourceList:
         if text.startswith("\ufeff"):
             text = text[1:]
         _yaml.check_bounds(text)
-        fast = _split(text)
+        outline = _syntax.check_syntax(text)  # every byte, whether a function reads it or not
+        start = _START.match(text)
+        skipped = 0
+        if start is not None and outline.documents == 1:
+            # "%YAML 1.2" and "---" before the only document: read what follows them.
+            skipped = text.count("\n", 0, start.end())
+            text = text[start.end() :]
+        fast = _split(text, skipped)
         rl = fast if fast is not None else _parse_full(text)
+        outline.check(rl.form != "stream")
+        heads = outline.items if rl.form != "stream" else outline.docs
+        if len(heads) == len(rl.items):
+            for obj, head in zip(rl.items, heads, strict=True):
+                if obj._header is None and not obj.changed:
+                    obj._header = head.header()
         for index, obj in enumerate(rl.items):
             _check_item(obj, index)
         if "/path:" in text:
@@ -92,6 +105,9 @@ def _indent(text: str) -> str:
     return "".join("  " + line if line.strip() else "\n" for line in text.splitlines(keepends=True))
 
 
+# Directives (only %YAML: a %TAG handle would change what the items' text means) and the "---"
+# before a single document.
+_START = re.compile(r"(?:(?:%YAML[ \t]+1\.[0-9]+[ \t]*)?(?:#[^\n]*)?\n)*---[ \t]*\n")
 _TOP_KEY = re.compile(r"([A-Za-z][A-Za-z0-9_]*):(.*)")
 
 
@@ -100,10 +116,10 @@ _ODD_DASH = re.compile(r"\n-(?![ \n])")  # "---", "-x" at column 0: not kpt's la
 _ITEM_START = re.compile(r"\n-(?: |\n)")
 
 
-def _split(text: str) -> ResourceList | None:
-    """The fast path: split kpt's regular ResourceList layout; None if the text is irregular."""
-    if text.startswith("---\n"):
-        text = text[4:]
+def _split(text: str, skipped: int = 0) -> ResourceList | None:
+    """The fast path: split kpt's regular ResourceList layout; None if the text is irregular.
+
+    ``skipped``: lines before ``text`` in the input (a directive, ``---``)."""
     if _ODD_DASH.search(text) or (text.startswith("-") and not text.startswith(("- ", "-\n"))):
         return None
     if text and not text.endswith("\n"):
@@ -121,7 +137,7 @@ def _split(text: str) -> ResourceList | None:
             return None  # comments at column 0, document markers, flow style: full parse
         end = starts[index + 1] if index + 1 < len(starts) else len(text)
         if top.group(1) == "items":
-            body_lines["items"] = text.count("\n", 0, line_end) + 2
+            body_lines["items"] = text.count("\n", 0, line_end) + 2 + skipped
             items_span = (line_end + 1, end)
             sections.append((top.group(1), top.group(2).strip(), ""))
         else:

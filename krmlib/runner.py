@@ -7,14 +7,16 @@ import sys
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from .config import FunctionConfig, parse_config
 from .errors import KrmError
 from .object import KubeObject
 from .resourcelist import ResourceList
 
-C = TypeVar("C", bound=FunctionConfig)
+if TYPE_CHECKING:  # pydantic is imported only when a function has a config to parse
+    from .config import FunctionConfig
+
+C = TypeVar("C", bound="FunctionConfig")
 # What the runner calls: the config is the function's config class, or None without one.
 Process = Callable[[ResourceList, Any], None]
 
@@ -53,6 +55,10 @@ def run_resource_list(
         rl = ResourceList()
         rl.results.from_error(exc)
         return rl
+    except Exception as exc:  # a bug in the reader: one error result, no traceback
+        rl = ResourceList()
+        rl.results.error(internal_error(exc))
+        return rl
     del text  # the items hold their own text; let a big input go before processing
     return _process(process, config_model, rl)
 
@@ -61,14 +67,28 @@ def _process(
     process: Process, config_model: type[FunctionConfig] | None, rl: ResourceList
 ) -> ResourceList:
     try:
-        config = parse_config(config_model, rl.function_config) if config_model else None
+        config = None
+        if config_model is not None:
+            from .config import parse_config
+
+            config = parse_config(config_model, rl.function_config)
         process(rl, config)
     except KrmError as exc:
         rl.results.from_error(exc)
-    except Exception as exc:  # a bug: say so as a result, with the traceback on stderr
-        traceback.print_exc(file=sys.stderr)
-        rl.results.error(f"internal error: {type(exc).__name__}: {exc}")
+    except Exception as exc:  # a bug: say so as a result (the traceback only with KRMFN_DEBUG)
+        rl.results.error(internal_error(exc))
     return rl
+
+
+def internal_error(exc: BaseException) -> str:
+    """The message of an unexpected failure; the traceback goes to stderr only with KRMFN_DEBUG
+    set (a user sees one error result, never a traceback)."""
+    if os.environ.get("KRMFN_DEBUG"):
+        traceback.print_exception(exc, file=sys.stderr)
+    if isinstance(exc, RecursionError):
+        return "internal error: the input is nested too deeply to process"
+    text = str(exc)
+    return f"internal error: {type(exc).__name__}" + (f": {text[:500]}" if text else "")
 
 
 def decode(data: bytes) -> str:
@@ -134,7 +154,13 @@ def run(
     except KrmError as exc:
         rl = ResourceList()
         rl.results.from_error(exc)
-    _write_pieces(rl.iter_yaml())
+    try:  # serialise fully before writing: a failure leaves no half-written output
+        pieces = list(rl.iter_yaml())
+    except Exception as exc:
+        rl = ResourceList()
+        rl.results.error(internal_error(exc))
+        pieces = list(rl.iter_yaml())
+    _write_pieces(pieces)
     return 1 if rl.results.has_errors else 0
 
 

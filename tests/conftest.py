@@ -10,9 +10,11 @@ import pytest
 from hypothesis import settings
 
 # Property tests are reproducible in CI (a fixed seed per test); explore with
-# HYPOTHESIS_PROFILE=explore for fresh random examples on every run.
+# HYPOTHESIS_PROFILE=explore for fresh random examples on every run; HYPOTHESIS_PROFILE=full
+# for fresh examples and the long runs of tests that read it (the corruption property).
 settings.register_profile("ci", derandomize=True)
 settings.register_profile("explore", derandomize=False)
+settings.register_profile("full", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 

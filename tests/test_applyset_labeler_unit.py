@@ -209,3 +209,36 @@ def test_kubectl_command_names_namespace_applyset_and_files() -> None:
         "--applyset=configmaps/s -f app.yaml"
     )
     assert "applyset.kubernetes.io/part-of" not in rl.items[0].labels
+
+
+def _messages(rl: ResourceList, severity: str) -> list[str]:
+    return [r.message for r in rl.results if r.severity.value == severity]
+
+
+def test_results_say_what_happened_created_then_nothing_to_do() -> None:
+    once = _run(_rl(DEPLOYMENT, config=CONFIG))
+    assert "created the parent ConfigMap/s in configmap_s.yaml" in _messages(once, "info")
+    assert not any("nothing to do" in m for m in _messages(once, "info"))
+    again = _run(_rl(*[o.to_yaml() for o in once.items], config=CONFIG))
+    infos = _messages(again, "info")
+    assert "nothing to do: the package is already this ApplySet" in infos
+    assert not any(m.startswith("created") for m in infos)
+
+
+def test_a_kubectl_mode_package_configured_managed_gets_a_warning() -> None:
+    kubectl = CONFIG.replace("spec:\n", "spec:\n  mode: kubectl\n")
+    made = _run(_rl(DEPLOYMENT, config=kubectl))  # the parent is local-config in kubectl mode
+    assert not _messages(made, "warning")
+    managed = _run(_rl(*[o.to_yaml() for o in made.items], config=CONFIG))
+    warnings = _messages(managed, "warning")
+    assert any(m.startswith("the package looks like kubectl mode") for m in warnings), warnings
+    result = next(r for r in managed.results if r.message in warnings)
+    assert result.field_path == "spec.mode"
+
+
+def test_a_managed_mode_package_configured_kubectl_gets_a_warning() -> None:
+    kubectl = CONFIG.replace("spec:\n", "spec:\n  mode: kubectl\n")
+    made = _run(_rl(DEPLOYMENT, config=CONFIG))  # members carry part-of in managed mode
+    again = _run(_rl(*[o.to_yaml() for o in made.items], config=kubectl))
+    warnings = _messages(again, "warning")
+    assert any(m.startswith("the package looks like managed mode: 1 member(s)") for m in warnings)

@@ -1,7 +1,8 @@
 """The bad and hostile input corpus (testdata/bad/) against all five functions.
 
 Every input must end in exit 1 with an error result naming the problem, nothing but a
-ResourceList on stdout, no traceback, bounded time and memory, and no files written. Inputs too
+ResourceList on stdout (never the broken text echoed back), no traceback, bounded time and memory,
+and no files written (neither in the working folder nor in HOME or TMPDIR). Inputs too
 big to keep as files are generated here. The number of runs is reported at the end of the session.
 """
 
@@ -27,6 +28,7 @@ MEMORY_LIMIT = 3 * 1024**3
 TIME_LIMIT = 120.0
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
 ITEM = "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: x\n"
+ECHO_CANARY = b"ECHO-CANARY"  # in broken text that must never reach stdout
 
 
 def _generated() -> dict[str, tuple[Callable[[], bytes], str | None]]:
@@ -76,20 +78,25 @@ def _input(case: str) -> tuple[bytes, str | None]:
 @pytest.mark.parametrize("case", CASES)
 def test_bad_input(case: str, function: str, tmp_path: Path) -> None:
     data, needle = _input(case)
+    work, home, tmp = (tmp_path / name for name in ("work", "home", "tmp"))
+    for folder in (work, home, tmp):
+        folder.mkdir()
     started = time.monotonic()
     done = subprocess.run(
         [str(BIN / f"krmfn-{function}")],
         input=data,
         capture_output=True,
-        cwd=tmp_path,
+        cwd=work,
         preexec_fn=_limits,
         timeout=TIME_LIMIT,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "HOME": str(home), "TMPDIR": str(tmp)},
     )
     elapsed = time.monotonic() - started
     stderr = done.stderr.decode(errors="replace")
     assert "Traceback" not in stderr, stderr
-    assert list(tmp_path.iterdir()) == [], "a function wrote files"
+    for folder in (work, home, tmp):
+        assert list(folder.iterdir()) == [], f"a function wrote files in {folder.name}"
+    assert ECHO_CANARY not in done.stdout, "broken input text was echoed to stdout"
     assert elapsed < TIME_LIMIT
     out = yaml.safe_load(done.stdout)  # one document: safe_load refuses a second one
     assert isinstance(out, dict) and out.get("kind") == "ResourceList", done.stdout[:500]

@@ -169,3 +169,112 @@ def test_a_fulfilled_nad_condition_survives_a_loopback_change(
     found = get_condition(kept, "req-nephio-org-v1alpha1-interface-n3-nad-generated")
     assert found is not None
     assert found.status == "True"
+
+
+WORKLOAD_CLUSTER = """\
+- apiVersion: infra.nephio.org/v1alpha1
+  kind: WorkloadCluster
+  metadata:
+    name: wc
+  spec:
+    clusterName: edge01
+    cnis: [macvlan]
+    masterInterface: eth1
+"""
+
+
+def configmap(**data: str) -> str:
+    text = "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: x\n"
+    return text + "  data:\n" + "".join(f"    {k}: {v}\n" for k, v in data.items())
+
+
+def test_without_a_dialect_a_workload_cluster_means_nephio(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rl, code = run(rl_text(KPTFILE, WORKLOAD_CLUSTER, interface("n3")), monkeypatch)
+    assert code == 0
+    assert [o.kind for o in rl.items][3:] == ["IPClaim"]
+    assert [r.severity.value for r in rl.results] == ["info"]
+
+
+def test_without_a_dialect_a_specialized_cluster_context_means_2023_05(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    owned = "  metadata:\n    name: n3\n    annotations:\n      specializer.nephio.org/owner: x\n"
+    itfce = interface("n3").replace("  metadata:\n    name: n3\n", owned)
+    rl, code = run(rl_text(KPTFILE, CONTEXT, itfce), monkeypatch)
+    assert code == 0
+    assert rl.items[3].api_version == "ipam.alloc.nephio.org/v1alpha1"
+
+
+def test_without_a_dialect_a_plain_cluster_context_means_design(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rl, code = run(rl_text(KPTFILE, CONTEXT, interface("n3")), monkeypatch)
+    assert code == 0
+    assert rl.items[3].api_version == "ipam.nephio.org/v1alpha1"
+
+
+def test_a_dialect_the_package_contradicts_is_used_with_a_warning(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = rl_text(KPTFILE, WORKLOAD_CLUSTER, interface("n3"), config=configmap(dialect="design"))
+    rl, code = run(text, monkeypatch)
+    assert code == 0
+    warning = next(r for r in rl.results if r.severity.value == "warning")
+    assert "looks like dialect nephio" in warning.message
+    assert "WorkloadCluster (wc)" in warning.message
+    assert warning.field_path == "data.dialect"
+    assert list(rl.results)[-1].message.startswith("Interface n3 is not expanded: the package")
+
+
+def test_nephio_r1_is_a_deprecated_name_of_nephio_2023_05(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = rl_text(KPTFILE, CONTEXT, interface("n3"), config=configmap(dialect="nephio-r1"))
+    rl, code = run(text, monkeypatch)
+    assert code == 0
+    [warning] = [r for r in rl.results if r.severity.value == "warning"]
+    assert "dialect nephio-r1 is deprecated" in warning.message
+    assert "write dialect: nephio-2023-05" in warning.message
+    assert rl.items[3].api_version == "ipam.alloc.nephio.org/v1alpha1"
+
+
+def test_a_package_without_interfaces_says_there_is_nothing_to_do(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rl, code = run(rl_text(KPTFILE, WORKLOAD_CLUSTER), monkeypatch)
+    assert code == 0
+    [result] = list(rl.results)
+    assert result.message == (
+        "no req.nephio.org/v1alpha1 Interface in the package: nothing to expand (dialect nephio)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("clusterName: example\n    cnis: [macvlan]\n    masterInterface: eth1", "ClusterName"),
+        ("clusterName: edge01\n    masterInterface: eth1", "CNIConfig"),
+        ("clusterName: edge01\n    cnis: [macvlan]", "MasterInterface"),
+    ],
+)
+def test_an_unusable_workload_cluster_is_a_condition_on_every_interface(
+    spec: str, message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cluster = WORKLOAD_CLUSTER.split("  spec:\n", 1)[0] + "  spec:\n    " + spec + "\n"
+    rl, code = run(rl_text(KPTFILE, cluster, interface("n3"), interface("n4")), monkeypatch)
+    assert code == 0
+    assert [o.kind for o in rl.items] == ["Kptfile", "WorkloadCluster", "Interface", "Interface"]
+    kptfile = rl.items.kptfile
+    assert kptfile is not None
+    for name in ("n3", "n4"):
+        condition = get_condition(kptfile, f"req.nephio.org/v1alpha1.Interface.{name}")
+        assert condition is not None
+        assert condition.status == "False"
+        assert condition.message == f"spec invalid: mandatory field {message} is missing from " + (
+            "WorkloadCluster" if message == "ClusterName" else "ClusterContext"
+        )
+    [warning] = list(rl.results)
+    assert warning.severity.value == "warning"
+    assert warning.resource_ref is not None and warning.resource_ref["kind"] == "WorkloadCluster"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from krmlib import KubeObject, ResourceList, _yaml
+from krmlib import KubeObject, ResourceList, _scalars, _yaml
 
 NAMES = st.from_regex(r"[a-z][a-z0-9-]{0,12}", fullmatch=True)
 KEYS = st.sampled_from(["app", "tier", "example.com/role", "krmfn.dev/x", "a", "n", "version"])
@@ -33,7 +33,7 @@ def _scalar_text(value: Any) -> str:
     text = str(value)
     if text.startswith(("'", '"')) or text == "~":
         return text
-    return f'"{text}"' if _yaml.needs_quotes(text) or ":" in text or "#" in text else text
+    return f'"{text}"' if _scalars.needs_quotes(text) or ":" in text or "#" in text else text
 
 
 @st.composite

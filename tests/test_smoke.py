@@ -86,8 +86,13 @@ def test_console_scripts_and_packages_follow_the_registry() -> None:
 
 @pytest.mark.parametrize("function", FUNCTIONS, ids=str)
 def test_catalog_metadata(function: Function) -> None:
+    """The kpt catalog's metadata.yaml shape: absolute URLs into this version's tree."""
     meta = yaml.safe_load((function.folder / "metadata.yaml").read_text())
     assert meta["image"] == f"localhost/krmfn/{function.name}:v{__version__}"  # never latest
-    assert meta["license"] == "Apache-2.0" and meta["description"] and "mutator" in meta["tags"]
-    assert all((ROOT / path).exists() for path in meta["examplePackageURLs"])
-    assert (ROOT / meta["sourceURL"]).is_dir()
+    assert meta["license"] == PYPROJECT["project"]["license"]["text"] == "Apache-2.0"
+    assert meta["description"] and "mutator" in meta["tags"]
+    tree = f"{PYPROJECT['project']['urls']['Source']}/tree/v{__version__}/"
+    assert meta["sourceURL"] == tree + str(function.folder.relative_to(ROOT))
+    assert meta["examplePackageURLs"]
+    for url in meta["examplePackageURLs"]:
+        assert url.startswith(tree) and (ROOT / url.removeprefix(tree) / "Kptfile").exists(), url

@@ -9,7 +9,14 @@ from krmfn.topology_to_pvs import Config, process
 from krmfn.topology_to_pvs.labelselector import check_selector, matches
 from krmfn.topology_to_pvs.naming import dns_label, label_value
 
-from krmlib import ConfigError, KubeObject, ResourceList, parse_config, run_text
+from krmlib import (
+    ConfigError,
+    KubeObject,
+    ResourceList,
+    parse_config,
+    run_resource_list,
+    run_text,
+)
 
 TESTDATA = Path(__file__).resolve().parent.parent / "testdata" / "topology-to-pvs"
 
@@ -185,3 +192,32 @@ def test_readme_config_examples_parse() -> None:
     parsed = parse_config(Config, configmap)
     assert parsed.target_selector == "objectSelector"
     assert [(r.waiter, r.waits_for) for r in parsed.wait_rules] == [("smf", "upf"), ("amf", "smf")]
+    assert (parsed.approval_policy, parsed.downstream_package) == ("initial", "{instance}")
+
+
+def test_the_default_revision_is_an_integer_for_current_porch() -> None:
+    assert Config().revision_type == "integer"
+
+
+def test_an_unknown_downstream_placeholder_is_a_config_error() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config(Config, _configmap({"downstream-package": "{cluster}-x"}))
+    assert info.value.field == "data.downstream-package"
+    assert "unknown placeholder {cluster}" in info.value.message
+
+
+def test_a_package_without_topology_says_there_is_nothing_to_do() -> None:
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+    text += "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: x\n"
+    rl = run_resource_list(process, Config, text)
+    [result] = list(rl.results)
+    assert result.severity.value == "info"
+    assert result.message.startswith("no NFTopology")
+    assert [o.kind for o in rl.items] == ["ConfigMap"]
+
+
+def test_a_rerun_creates_nothing_and_says_nothing() -> None:
+    once = run_resource_list(process, Config, _source("basic"))
+    assert [r.message for r in once.results] == ["created 1 NFDeployed, 5 PackageVariantSets"]
+    twice = run_resource_list(process, Config, once.to_yaml(with_results=False))
+    assert list(twice.results) == []

@@ -50,6 +50,7 @@ def process(rl: ResourceList, config: Config) -> None:
     ok = (found is None or check_parent(found, set_id, config, results)) and ok
     owners = _owner_plan(members, ref, namespace, cluster, config, results)
     ok = all([check_controller(m, owner, results) for m, owner in owners]) and ok
+    _check_mode(members, found, ref, set_id, config, results)
     if not ok:
         return  # nothing is written when a check fails
 
@@ -63,6 +64,7 @@ def process(rl: ResourceList, config: Config) -> None:
     parent = found
     if parent is None and is_core_parent(ref):
         parent = items.append(new_parent(ref, namespace, set_id, config))
+        results.info(f"created the parent {ref.group_kind}/{ref.name} in {parent.path}", parent)
     if parent is not None:
         annotate_parent(parent, set_id, group_kinds, namespaces, config)
     else:
@@ -79,6 +81,38 @@ def process(rl: ResourceList, config: Config) -> None:
     if config.live_objects is not None:
         live = load_live_objects(config.live_objects, items)
         preview(members, live, set_id, config.key("part-of"), scopes, results)
+    if not any(obj.changed for obj in items):
+        results.info("nothing to do: the package is already this ApplySet")
+
+
+def _check_mode(
+    members: list[Member],
+    parent: KubeObject | None,
+    ref: ParentRef,
+    set_id: str,
+    config: Config,
+    results: Results,
+) -> None:
+    """Warn when the package looks made for the other mode than the configured one."""
+    field = config.field_path("mode")
+    if config.mode == "kubectl":
+        key = config.key("part-of")
+        labelled = [m.obj for m in members if m.obj.labels.get(key) == set_id]
+        if labelled:
+            results.warning(
+                f"the package looks like managed mode: {len(labelled)} member(s) carry "
+                f"{key}={set_id}, which kubectl mode removes (kubectl sets it itself); "
+                f"if krmfn, not kubectl, applies this package, set mode to managed",
+                field=field,
+            )
+    elif parent is not None and parent.is_local_config and is_core_parent(ref):
+        results.warning(
+            f"the package looks like kubectl mode: the parent {parent.kind}/{parent.name} is "
+            f"local-config (kpt does not apply it; kubectl mode makes it so); if kubectl applies "
+            f"this package, set mode to kubectl",
+            parent,
+            field,
+        )
 
 
 def _parent_ref(rl: ResourceList, config: Config) -> ParentRef:

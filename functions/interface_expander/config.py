@@ -8,7 +8,7 @@ from pydantic import Field, field_validator
 
 from krmlib import FunctionConfig
 
-Dialect = Literal["design", "nephio-r1", "nephio"]
+Dialect = Literal["design", "nephio", "nephio-2023-05", "nephio-r1"]
 
 
 class Config(FunctionConfig):
@@ -16,7 +16,7 @@ class Config(FunctionConfig):
 
     KIND = "InterfaceExpander"
 
-    dialect: Dialect = "design"
+    dialect: Dialect | None = None  # None: chosen from the package (see dialect_choice)
     network_instance_namespace: str = Field("default", alias="networkInstanceNamespace")
     keep_local_config: bool = Field(False, alias="keepLocalConfig")
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import posixpath
-from typing import Any, ClassVar, Protocol
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, Protocol
 
 from krmlib import (
     ANN_LEGACY_PATH,
@@ -40,6 +41,20 @@ from .naming import child_name, design_condition_type, r1_condition_type, spec_h
 PREFIX_LENGTH = {"ipv4": 32, "ipv6": 128}
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one Interface in this run, for its own condition."""
+
+    expanded: bool  # its children were computed (the cluster was usable)
+    children: int = 0  # how many children it wants
+    failure: str = ""  # why it could not be expanded (Nephio: the condition's message)
+    changed: bool = False  # a child or a condition was created, updated, marked or removed
+    ready: bool = False  # every child (and the NAD) condition is "True", nothing pending
+
+
+CniPolicy = Literal["warning", "error", "condition"]
+
+
 class Dialect(Protocol):
     """What differs between the design and Nephio's shipped functions."""
 
@@ -47,7 +62,10 @@ class Dialect(Protocol):
     owns: tuple[tuple[str, str], ...]
     ownership: Ownership
     deletion: Deletion
-    strict_cluster: bool  # Nephio: more mandatory cluster fields, a cni mismatch is an error
+    cni_policy: CniPolicy  # what a cniType the cluster lacks gives
+    failures_are_conditions: bool  # Nephio: an unusable cluster is a condition, not an error
+    requires_kptfile: bool
+    writes_status: bool  # claim status copied back to the Interface once ready
     families: bool  # the IP children have address families
     cluster_kind: tuple[str, str]
 
@@ -55,19 +73,25 @@ class Dialect(Protocol):
 
     def cni_mismatch(self, cni_type: str, cluster: Cluster) -> str | None: ...
 
+    def missing_cluster(self) -> str: ...
+
     def children(
         self, owner: KubeObject, req: Request, cluster: Cluster, config: Config
     ) -> list[KubeObject]: ...
 
     def interface_type(self, name: str) -> str: ...
 
-    def nad_type(self, name: str) -> str: ...
+    def nad_type(self, owner: KubeObject) -> str: ...
 
     def child_type(self, child: KubeObject) -> str: ...
+
+    def condition_order(self, kind: str) -> int: ...
 
     def reason(self, name: str) -> str: ...
 
     def created(self, child: KubeObject, replaces: list[str]) -> str: ...
+
+    def condition_missing(self, child: KubeObject) -> str: ...
 
     def updated(self, child: KubeObject) -> str: ...
 
@@ -76,12 +100,15 @@ class Dialect(Protocol):
     def nad_requested(self, name: str) -> str: ...
 
     def interface_condition(
-        self, name: str, expanded: bool, children: int, ready: bool
-    ) -> Condition: ...
+        self, name: str, outcome: Outcome, existing: Condition | None
+    ) -> Condition | None: ...
 
     def is_interface_condition(self, type_: str) -> bool: ...
 
     def is_nad_condition(self, type_: str) -> bool: ...
+
+
+NAD_KIND = "NetworkAttachmentDefinition"
 
 
 def _new_child(
@@ -120,7 +147,10 @@ class Design:
     )
     ownership: Ownership = OwnerReferences()
     deletion: Deletion = DeletionTimestamp()
-    strict_cluster = False
+    cni_policy: CniPolicy = "warning"
+    failures_are_conditions = False
+    requires_kptfile = False
+    writes_status = False
     families = True
     cluster_kind = (CLUSTER_CONTEXT_API_VERSION, CLUSTER_CONTEXT_KIND)
 
@@ -134,6 +164,9 @@ class Design:
             f"cniType {cni_type} differs from the cluster's cniType {cluster.cni_type} "
             f"(ClusterContext {cluster.obj.name} spec.cniConfig.cniType); expanded all the same"
         )
+
+    def missing_cluster(self) -> str:
+        return "waiting for a ClusterContext"
 
     def children(
         self, owner: KubeObject, req: Request, cluster: Cluster, config: Config
@@ -182,11 +215,14 @@ class Design:
     def interface_type(self, name: str) -> str:
         return design_condition_type(INTERFACE_API_VERSION, INTERFACE_KIND, name)
 
-    def nad_type(self, name: str) -> str:
-        return self.interface_type(name) + "-nad-generated"
+    def nad_type(self, owner: KubeObject) -> str:
+        return self.interface_type(owner.name) + "-nad-generated"
 
     def child_type(self, child: KubeObject) -> str:
         return design_condition_type(child.api_version, child.kind, child.name)
+
+    def condition_order(self, kind: str) -> int:
+        return {"IPAllocation": 0, "VLANAllocation": 1}.get(kind, 2)
 
     def reason(self, name: str) -> str:
         return self.interface_type(name)
@@ -198,6 +234,9 @@ class Design:
             )
         return f"{child.kind} {child.name} created; waiting for allocation"
 
+    def condition_missing(self, child: KubeObject) -> str:
+        return self.created(child, [])
+
     def updated(self, child: KubeObject) -> str:
         return f"{child.kind} {child.name} updated; waiting for allocation"
 
@@ -208,17 +247,16 @@ class Design:
         return f"Interface {name} needs a NetworkAttachmentDefinition; waiting for a NAD generator"
 
     def interface_condition(
-        self, name: str, expanded: bool, children: int, ready: bool
-    ) -> Condition:
+        self, name: str, outcome: Outcome, existing: Condition | None
+    ) -> Condition | None:
         reason = self.reason(name)
-        if not expanded:
-            return Condition(
-                self.interface_type(name), "False", reason, "waiting for a ClusterContext"
-            )
-        if not children:
+        if not outcome.expanded:
+            return Condition(self.interface_type(name), "False", reason, self.missing_cluster())
+        if not outcome.children:
             message = "expanded: no children needed"
         else:
-            message = f"expanded into {children} {'child' if children == 1 else 'children'}"
+            count = outcome.children
+            message = f"expanded into {count} {'child' if count == 1 else 'children'}"
         return Condition(self.interface_type(name), "True", reason, message)
 
     def is_interface_condition(self, type_: str) -> bool:
@@ -230,21 +268,26 @@ class Design:
 
 OWNER_ANNOTATION = "specializer.nephio.org/owner"
 DELETE_ANNOTATION = "specializer.nephio.org/delete"
+NAD_API_VERSION = "k8s.cni.cncf.io/v1"
 
 
-class NephioR1:
-    """Nephio R1: ``ipam.alloc``/``vlan.alloc`` children named like the Interface."""
+class Nephio202305:
+    """Nephio's main of May-June 2023 (before R1): ``ClusterContext`` in, ``ipam.alloc``/
+    ``vlan.alloc`` allocations named like the Interface out."""
 
     IPAM: ClassVar[str] = "ipam.alloc.nephio.org/v1alpha1"
     VLAN: ClassVar[str] = "vlan.alloc.nephio.org/v1alpha1"
-    name = "nephio-r1"
+    name = "nephio-2023-05"
     owns: tuple[tuple[str, str], ...] = (
         ("ipam.alloc.nephio.org/v1alpha1", "IPAllocation"),
         ("vlan.alloc.nephio.org/v1alpha1", "VLANAllocation"),
     )
     ownership: Ownership = OwnerAnnotation(OWNER_ANNOTATION)
     deletion: Deletion = DeleteAnnotation(DELETE_ANNOTATION)
-    strict_cluster = True
+    cni_policy: CniPolicy = "error"
+    failures_are_conditions = False
+    requires_kptfile = False
+    writes_status = False
     families = False
     cluster_kind = (CLUSTER_CONTEXT_API_VERSION, CLUSTER_CONTEXT_KIND)
 
@@ -258,6 +301,9 @@ class NephioR1:
             f"cluster cniType not supported: cluster cniType: {cluster.cni_type}, "
             f"interface cniType: {cni_type}"
         )
+
+    def missing_cluster(self) -> str:
+        return f"missing {self.cluster_kind[1]}"
 
     def children(
         self, owner: KubeObject, req: Request, cluster: Cluster, config: Config
@@ -299,16 +345,22 @@ class NephioR1:
     def interface_type(self, name: str) -> str:
         return r1_condition_type(INTERFACE_API_VERSION, INTERFACE_KIND, name)
 
-    def nad_type(self, name: str) -> str:
-        return r1_condition_type("k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition", name)
+    def nad_type(self, owner: KubeObject) -> str:
+        return r1_condition_type(NAD_API_VERSION, NAD_KIND, owner.name)
 
     def child_type(self, child: KubeObject) -> str:
         return r1_condition_type(child.api_version, child.kind, child.name)
+
+    def condition_order(self, kind: str) -> int:
+        return {"IPAllocation": 0, "VLANAllocation": 1}.get(kind, 2)
 
     def reason(self, name: str) -> str:
         return self.interface_type(name)
 
     def created(self, child: KubeObject, replaces: list[str]) -> str:
+        return "create resource"
+
+    def condition_missing(self, child: KubeObject) -> str:
         return "create resource"
 
     def updated(self, child: KubeObject) -> str:
@@ -321,28 +373,31 @@ class NephioR1:
         return "create resource"
 
     def interface_condition(
-        self, name: str, expanded: bool, children: int, ready: bool
-    ) -> Condition:
-        if not expanded:
-            message = f"missing {self.cluster_kind[1]}"
-            return Condition(self.interface_type(name), "False", "", message)
-        if ready:
-            return Condition(self.interface_type(name), "True", "", "update done")
-        return Condition(self.interface_type(name), "False", "", "update for condition")
+        self, name: str, outcome: Outcome, existing: Condition | None
+    ) -> Condition | None:
+        type_ = self.interface_type(name)
+        if not outcome.expanded:
+            return Condition(type_, "False", "", outcome.failure or self.missing_cluster())
+        if outcome.ready:
+            return Condition(type_, "True", "", "update done")
+        return Condition(type_, "False", "", "update for condition")
 
     def is_interface_condition(self, type_: str) -> bool:
         return type_.startswith(self.interface_type("")) or self.is_nad_condition(type_)
 
     def is_nad_condition(self, type_: str) -> bool:
-        return type_.startswith(self.nad_type(""))
+        return type_.startswith(r1_condition_type(NAD_API_VERSION, NAD_KIND, ""))
 
 
 FOR_ANNOTATION = "specializer.nephio.org/for"
 VLAN_CLAIM_NAME_ANNOTATION = "specializer.nephio.org/vlanClaimName"
+NEPHIO_ORDER = {"IPClaim": 0, NAD_KIND: 1, "VLANClaim": 2}
+FAILURE_PREFIXES = ("stage1: ", "spec invalid: ")  # the failure messages of Nephio's sdk
 
 
-class Nephio(NephioR1):
-    """Current Nephio: ``WorkloadCluster`` in, ``IPClaim``/``VLANClaim`` out."""
+class Nephio(Nephio202305):
+    """Nephio R1 (v1.0.0) to today: ``WorkloadCluster`` in, ``IPClaim``/``VLANClaim`` out,
+    conditions as Nephio's condkptsdk writes them, claim status copied back to the Interface."""
 
     IPAM: ClassVar[str] = "ipam.resource.nephio.org/v1alpha1"
     VLAN: ClassVar[str] = "vlan.resource.nephio.org/v1alpha1"
@@ -351,6 +406,10 @@ class Nephio(NephioR1):
         ("ipam.resource.nephio.org/v1alpha1", "IPClaim"),
         ("vlan.resource.nephio.org/v1alpha1", "VLANClaim"),
     )
+    cni_policy: CniPolicy = "condition"
+    failures_are_conditions = True
+    requires_kptfile = True
+    writes_status = True
     families = True
     cluster_kind = (CLUSTER_CONTEXT_API_VERSION, WORKLOAD_CLUSTER_KIND)
 
@@ -361,8 +420,15 @@ class Nephio(NephioR1):
         if cni_type in cluster.cnis:
             return None
         return (
-            f"cniType not supported in workload cluster: workload cluster CNIs: "
-            f"[{', '.join(cluster.cnis)}], interface cniType requested: {cni_type}"
+            "stage1: cannot populate new resource err: cniType not supported in workload "
+            f"cluster; workload cluster CNI(s): [{' '.join(cluster.cnis)}], interface cniType "
+            f"requested: {cni_type}"
+        )
+
+    def missing_cluster(self) -> str:
+        return (
+            "stage1: cannot populate new resource err: workload cluster is missing from the "
+            "kpt package"
         )
 
     def children(
@@ -371,22 +437,22 @@ class Nephio(NephioR1):
         annotations: dict[str, str] = {}
         if req.local_config:
             annotations[ANN_LOCAL_CONFIG] = "true"
-        for_ref = owner.annotations.get(OWNER_ANNOTATION, "")
+        for_ref = for_reference(owner)
         if for_ref:
             annotations[FOR_ANNOTATION] = for_ref
-        annotations[OWNER_ANNOTATION] = f"{owner.api_version}.{owner.kind}.{owner.name}"
-        for_name = parse_owner_name(for_ref)
-        prefix = f"{for_name}-{owner.name}" if for_name else owner.name
+        prefix = claim_prefix(owner)
+        owned = {OWNER_ANNOTATION: f"{owner.api_version}.{owner.kind}.{owner.name}"}
         out = []
         for family in req.families:
+            labels = {
+                "nephio.org/address-family": family,
+                "nephio.org/cluster-name": cluster.cluster_name,
+            }
+            if req.network_name:
+                labels["nephio.org/network-name"] = req.network_name
             spec = {
                 "kind": "loopback" if req.loopback else "network",
-                "selector": {
-                    "matchLabels": {
-                        "nephio.org/address-family": family,
-                        "nephio.org/cluster-name": cluster.cluster_name,
-                    }
-                },
+                "selector": {"matchLabels": labels},
                 "networkInstance": {"name": req.network},
             }
             out.append(
@@ -395,7 +461,7 @@ class Nephio(NephioR1):
                     self.IPAM,
                     "IPClaim",
                     f"{prefix}-{family}",
-                    annotations,
+                    {**annotations, **owned},
                     False,
                     {"spec": spec, "status": {}},
                 )
@@ -404,6 +470,7 @@ class Nephio(NephioR1):
             vlan_annotations = {
                 **annotations,
                 VLAN_CLAIM_NAME_ANNOTATION: f"{req.network}-{cluster.cluster_name}-bd",
+                **owned,
             }
             out.append(
                 _new_child(
@@ -418,6 +485,56 @@ class Nephio(NephioR1):
             )
         return out
 
+    def nad_type(self, owner: KubeObject) -> str:
+        return r1_condition_type(NAD_API_VERSION, NAD_KIND, claim_prefix(owner))
+
+    def condition_order(self, kind: str) -> int:
+        return NEPHIO_ORDER.get(kind, len(NEPHIO_ORDER))
+
+    def created(self, child: KubeObject, replaces: list[str]) -> str:
+        return "create initial resource"
+
+    def condition_missing(self, child: KubeObject) -> str:
+        return "create condition"
+
+    def nad_requested(self, name: str) -> str:
+        return "create initial resource"
+
+    def interface_condition(
+        self, name: str, outcome: Outcome, existing: Condition | None
+    ) -> Condition | None:
+        """Nephio's rules; the reason (the NF deployment that asked for the Interface) is kept.
+
+        A failure is written as the message; a change sets ``"False"`` ``update for condition``
+        unless the condition is already ``"False"`` (its message is then left as it is, unless
+        it is a failure that no longer holds); once every child is done it is ``"True"``
+        ``update done``; otherwise it is left alone.
+        """
+        type_ = self.interface_type(name)
+        reason = existing.reason if existing is not None else ""
+        if outcome.failure:
+            return Condition(type_, "False", reason, outcome.failure)
+        if outcome.changed and (existing is None or existing.status != "False"):
+            return Condition(type_, "False", reason, "update for condition")
+        if outcome.ready:
+            return Condition(type_, "True", reason, "update done")
+        if existing is None or existing.message.startswith(FAILURE_PREFIXES):
+            return Condition(type_, "False", reason, "update for condition")
+        return None
+
+
+def for_reference(owner: KubeObject) -> str:
+    """The NF deployment an Interface belongs to: its ``for`` annotation, else its ``owner``."""
+    annotations = owner.annotations
+    return annotations.get(FOR_ANNOTATION) or annotations.get(OWNER_ANNOTATION, "")
+
+
+def claim_prefix(owner: KubeObject) -> str:
+    """``<for name>-<interface>``: the names of the claims and of the NAD (``<interface>``
+    alone when the Interface names no NF deployment)."""
+    for_name = parse_owner_name(for_reference(owner))
+    return f"{for_name}-{owner.name}" if for_name else owner.name
+
 
 def parse_owner_name(value: str) -> str:
     """The name part of ``<group>/<version>.<Kind>.<name>`` ('' when it is not of that form)."""
@@ -427,6 +544,7 @@ def parse_owner_name(value: str) -> str:
 
 DIALECTS: dict[str, Dialect] = {
     "design": Design(),
-    "nephio-r1": NephioR1(),
+    "nephio-2023-05": Nephio202305(),
     "nephio": Nephio(),
 }
+DEPRECATED = {"nephio-r1": "nephio-2023-05"}

@@ -2,34 +2,50 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from krmlib import Condition, Conditions, KrmError, KubeObject, ResourceList, is_kind
 from krmlib.children import ChildChange, ChildSync
 
 from .config import Config
-from .dialects import DIALECTS, Dialect
+from .dialect_choice import choose
+from .dialects import NAD_KIND, Dialect, Outcome
 from .inputs import (
     INTERFACE_API_VERSION,
     INTERFACE_KIND,
     Cluster,
+    Request,
     find_cluster,
     read_interface,
 )
 
 PENDING = ("create", "update", "delete", "pending-delete")
+CHANGES = ("create", "update", "delete")
 
 
 def process(rl: ResourceList, config: Config) -> None:
-    dialect = DIALECTS[config.dialect]
+    dialect = choose(rl, config)
     kptfile = rl.items.kptfile
     if kptfile is None:
+        if dialect.requires_kptfile:
+            rl.results.error(
+                "mandatory Kptfile is missing from the package: the conditions that Nephio's "
+                "functions read live in its status.conditions; nothing was changed"
+            )
+            return
         rl.results.warning(
             "the package has no Kptfile: children are kept in sync, but no conditions are recorded"
         )
     conditions = Conditions(kptfile)
     api_version, kind = dialect.cluster_kind
     found = find_cluster(list(rl.items), rl.results, api_version, kind)
-    cluster = dialect.read_cluster(found) if found is not None else None
+    cluster, failure = read_cluster(rl, dialect, found)
     interfaces = list(rl.items.where(is_kind(INTERFACE_API_VERSION, INTERFACE_KIND)))
+    if not interfaces:
+        rl.results.info(
+            f"no {INTERFACE_API_VERSION} Interface in the package: nothing to expand "
+            f"(dialect {dialect.name})"
+        )
     duplicates = report_duplicates(rl, interfaces)
     sync = ChildSync(
         rl.items, owns=dialect.owns, ownership=dialect.ownership, deletion=dialect.deletion
@@ -39,7 +55,9 @@ def process(rl: ResourceList, config: Config) -> None:
         if obj.name in duplicates:
             continue  # error reported; its children and conditions stay as they are
         try:
-            changes = expand_interface(rl, obj, dialect, cluster, config, conditions, sync)
+            changes = expand_interface(
+                rl, obj, dialect, Inputs(cluster, failure, config), conditions, sync
+            )
         except KrmError as exc:
             rl.results.from_error(exc)
             continue
@@ -54,8 +72,37 @@ def process(rl: ResourceList, config: Config) -> None:
     for change in orphans:
         why = f"its Interface {change.owner.name} is gone"
         record_child(rl, dialect, conditions, change, why, replaces=[])
-    forget_gone_interfaces(dialect, conditions, {obj.name for obj in interfaces})
+    forget_gone_interfaces(dialect, conditions, interfaces)
     conditions.flush()
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What every Interface is expanded with."""
+
+    cluster: Cluster | None
+    failure: str  # Nephio: why the cluster cannot be used ('' when it can)
+    config: Config
+
+
+def read_cluster(
+    rl: ResourceList, dialect: Dialect, found: KubeObject | None
+) -> tuple[Cluster | None, str]:
+    """The cluster's values; for Nephio an unusable cluster is a failure message, not an error."""
+    if found is None:
+        return None, ""
+    try:
+        return dialect.read_cluster(found), ""
+    except KrmError as exc:
+        if not dialect.failures_are_conditions:
+            raise
+        rl.results.warning(
+            f"{exc.message}: no Interface is expanded until the {found.kind} is filled in "
+            "(each Interface's condition in the Kptfile says so)",
+            found,
+            exc.field,
+        )
+        return None, exc.message
 
 
 def report_duplicates(rl: ResourceList, interfaces: list[KubeObject]) -> set[str]:
@@ -94,36 +141,21 @@ def expand_interface(
     rl: ResourceList,
     obj: KubeObject,
     dialect: Dialect,
-    cluster: Cluster | None,
-    config: Config,
+    inputs: Inputs,
     conditions: Conditions,
     sync: ChildSync,
 ) -> list[ChildChange]:
     """Sync one Interface's children and conditions; KrmError leaves its children untouched."""
     req = read_interface(obj, rl.results)
-    desired: list[KubeObject] = []
-    expanded = True
-    if req.default_network:
-        why = f"Interface {req.name} uses the default network"
-    elif cluster is None:
-        expanded = False
-        why = f"the package has no {dialect.cluster_kind[1]}"
-        rl.results.warning(
-            f"Interface {req.name} is not expanded: the package has no "
-            f"{' '.join(dialect.cluster_kind)}",
-            obj,
-        )
-    else:
-        check_cni(rl, obj, req.cni_type, cluster, dialect)
-        if len(req.families) > 1 and not dialect.families:
-            rl.results.warning(
-                f"the {dialect.name} IPAllocation has no address family: one IPAllocation is "
-                "requested",
-                obj,
-                "spec.ipFamilyPolicy",
-            )
-        desired = dialect.children(obj, req, cluster, config)
-        why = f"no longer needed by Interface {req.name}"
+    interface_type = dialect.interface_type(req.name)
+    if inputs.failure:  # Nephio: the cluster is unusable; children and their conditions stay
+        outcome = Outcome(expanded=False, failure=inputs.failure)
+        condition = dialect.interface_condition(req.name, outcome, conditions.get(interface_type))
+        if condition is not None:
+            conditions.set(condition)
+        return []
+    desired, failure, why = plan(rl, obj, req, dialect, inputs)
+    expanded = not failure and (inputs.cluster is not None or req.default_network)
     changes = sync.sync(obj, desired)
     for change in changes:
         if change.action == "conflict":
@@ -135,13 +167,106 @@ def expand_interface(
             )
     changes = [c for c in changes if c.action != "conflict"]
     needs_nad = expanded and req.needs_nad
-    nad_type = dialect.nad_type(req.name)
-    ready = all(
-        c.action not in PENDING and conditions.status(dialect.child_type(c.child)) == "True"
-        for c in changes
-    ) and (not needs_nad or conditions.status(nad_type) == "True")
-    conditions.set(dialect.interface_condition(req.name, expanded, len(desired), ready))
-    for change in changes:
+    nad_type = dialect.nad_type(obj)
+    nad_status = conditions.status(nad_type)
+    child_statuses = [conditions.status(dialect.child_type(c.child)) for c in changes]
+    drop_nad = nad_status is not None and not needs_nad
+    if not dialect.failures_are_conditions:
+        drop_nad = drop_nad and not req.needs_nad and nad_status == "False"
+    outcome = Outcome(
+        expanded=expanded,
+        children=len(desired),
+        failure=failure,
+        changed=any(c.action in CHANGES for c in changes)
+        or None in child_statuses
+        or (needs_nad and nad_status is None)
+        or drop_nad,
+        ready=expanded
+        and all(c.action not in PENDING for c in changes)
+        and all(status == "True" for status in child_statuses)
+        and (not needs_nad or nad_status == "True"),
+    )
+    before = conditions.get(interface_type)
+    condition = dialect.interface_condition(req.name, outcome, before)
+    if condition is not None:
+        conditions.set(condition)
+    if dialect.writes_status and outcome.ready and (before is None or before.status != "True"):
+        rl.results.info(
+            f"Interface {req.name} is ready: every child condition is True, the claims' status "
+            "is copied to its status and its condition set True",
+            obj,
+        )
+    nad_request = nad_type if needs_nad else None
+    record_children(rl, dialect, conditions, changes, why, req.name, nad_request)
+    if drop_nad:
+        conditions.remove(nad_type)
+    if dialect.writes_status and outcome.ready:
+        copy_claim_status(obj, [c.child for c in changes])
+    return changes
+
+
+def plan(
+    rl: ResourceList, obj: KubeObject, req: Request, dialect: Dialect, inputs: Inputs
+) -> tuple[list[KubeObject], str, str]:
+    """(desired children, failure message for the Interface's condition, why others go)."""
+    cluster = inputs.cluster
+    if cluster is None and (dialect.failures_are_conditions or not req.default_network):
+        rl.results.warning(
+            f"Interface {req.name} is not expanded: the package has no "
+            f"{' '.join(dialect.cluster_kind)}",
+            obj,
+        )
+        failure = dialect.missing_cluster() if dialect.failures_are_conditions else ""
+        return [], failure, f"the package has no {dialect.cluster_kind[1]}"
+    if req.default_network or cluster is None:
+        return [], "", f"Interface {req.name} uses the default network"
+    mismatch = dialect.cni_mismatch(req.cni_type, cluster) if req.cni_type else None
+    if mismatch is not None:
+        if dialect.cni_policy == "error":
+            raise KrmError(mismatch, obj=obj, field="spec.cniType")
+        if dialect.cni_policy == "warning":
+            rl.results.warning(mismatch, obj, "spec.cniType")
+        else:
+            where = f"{cluster.obj.kind} {cluster.obj.name}"
+            rl.results.warning(
+                f"Interface {req.name} is not expanded: cniType {req.cni_type} is not in the "
+                f"{where} spec.cnis ({', '.join(cluster.cnis)}); its Kptfile condition says so",
+                obj,
+                "spec.cniType",
+            )
+            return [], mismatch, f"the {where} does not support cniType {req.cni_type}"
+    if len(req.families) > 1 and not dialect.families:
+        rl.results.warning(
+            f"the {dialect.name} IPAllocation has no address family: one IPAllocation is requested",
+            obj,
+            "spec.ipFamilyPolicy",
+        )
+    desired = dialect.children(obj, req, cluster, inputs.config)
+    return desired, "", f"no longer needed by Interface {req.name}"
+
+
+def record_children(
+    rl: ResourceList,
+    dialect: Dialect,
+    conditions: Conditions,
+    changes: list[ChildChange],
+    why: str,
+    owner: str,
+    nad_type: str | None,
+) -> None:
+    """The children's conditions (and the NAD request), in the dialect's order."""
+    steps: list[tuple[int, int, ChildChange | None]] = [
+        (dialect.condition_order(c.child.kind), i, c) for i, c in enumerate(changes)
+    ]
+    if nad_type is not None:
+        steps.append((dialect.condition_order(NAD_KIND), len(changes), None))
+    for _, _, change in sorted(steps, key=lambda step: step[:2]):
+        if change is None:
+            assert nad_type is not None
+            conditions.ensure(
+                Condition(nad_type, "False", dialect.reason(owner), dialect.nad_requested(owner))
+            )
+            continue
         same_kind = [c for c in changes if c.child.kind == change.child.kind]
         if change.action == "create":
             replaces = [c.child.name for c in same_kind if c.action == "delete"]
@@ -152,25 +277,27 @@ def expand_interface(
             record_child(rl, dialect, conditions, change, reason, replaces=[])
         else:
             record_child(rl, dialect, conditions, change, why, replaces=[])
-    if needs_nad:
-        conditions.ensure(
-            Condition(nad_type, "False", dialect.reason(req.name), dialect.nad_requested(req.name))
-        )
-    elif not req.needs_nad and conditions.status(nad_type) == "False":
-        conditions.remove(nad_type)
-    return changes
 
 
-def check_cni(
-    rl: ResourceList, obj: KubeObject, cni_type: str, cluster: Cluster, dialect: Dialect
-) -> None:
-    """A cniType the cluster lacks: a warning (design) or an error (Nephio dialects)."""
-    message = dialect.cni_mismatch(cni_type, cluster) if cni_type else None
-    if message is None:
-        return
-    if dialect.strict_cluster:
-        raise KrmError(message, obj=obj, field="spec.cniType")
-    rl.results.warning(message, obj, "spec.cniType")
+def copy_claim_status(obj: KubeObject, children: list[KubeObject]) -> None:
+    """Nephio: each IPClaim's status (with a prefix) into ``status.ipClaimStatus`` (claims in
+    name order), the VLANClaim's into ``status.vlanClaimStatus``; nfdeploy-fn reads them."""
+    ip_status = [
+        status
+        for child in sorted(children, key=lambda c: c.name)
+        if child.kind == "IPClaim"
+        and isinstance(status := child.get("status"), dict)
+        and status.get("prefix")
+    ]
+    vlan_status = [
+        status
+        for child in children
+        if child.kind == "VLANClaim" and isinstance(status := child.get("status"), dict) and status
+    ]
+    if ip_status and obj.get("status.ipClaimStatus") != ip_status:
+        obj.set("status.ipClaimStatus", ip_status)
+    if vlan_status and obj.get("status.vlanClaimStatus") != vlan_status[-1]:
+        obj.set("status.vlanClaimStatus", vlan_status[-1])
 
 
 def record_child(
@@ -198,12 +325,16 @@ def record_child(
     elif change.action == "pending-delete":
         conditions.ensure(Condition(type_, "False", reason, dialect.deleted(child, why)))
     else:
-        conditions.ensure(Condition(type_, "False", reason, dialect.created(child, [])))
+        conditions.ensure(Condition(type_, "False", reason, dialect.condition_missing(child)))
 
 
-def forget_gone_interfaces(dialect: Dialect, conditions: Conditions, present: set[str]) -> None:
+def forget_gone_interfaces(
+    dialect: Dialect, conditions: Conditions, present: list[KubeObject]
+) -> None:
     """Drop the conditions of Interfaces that left the package (a fulfilled NAD one stays)."""
-    keep = {dialect.interface_type(n) for n in present} | {dialect.nad_type(n) for n in present}
+    keep = {dialect.interface_type(o.name) for o in present} | {
+        dialect.nad_type(o) for o in present
+    }
     for type_ in conditions.types():
         if type_ in keep or not dialect.is_interface_condition(type_):
             continue

@@ -13,6 +13,7 @@ CLUSTER_CONTEXT_KIND = "ClusterContext"
 WORKLOAD_CLUSTER_KIND = "WorkloadCluster"
 NETWORK_NAME_ANNOTATION = "nephio.org/network-name"
 DEFAULT_NETWORK = "default"
+PLACEHOLDER_CLUSTER_NAME = "example"  # the catalog blueprints' WorkloadCluster before injection
 
 CNI_TYPES = ("sriov", "ipvlan", "macvlan")
 ATTACHMENT_TYPES = ("none", "vlan")
@@ -180,7 +181,7 @@ def _mandatory(obj: KubeObject, fields: list[str]) -> None:
 def read_cluster_context(obj: KubeObject, *, r1: bool) -> Cluster:
     """The ClusterContext's values; KrmError when a mandatory field is missing.
 
-    The design dialect needs ``spec.siteCode``; ``nephio-r1`` also needs ``spec.cniConfig``
+    The design dialect needs ``spec.siteCode``; ``nephio-2023-05`` also needs ``spec.cniConfig``
     with ``cniType`` and ``masterInterface``, as Nephio R1 validated them.
     """
     mandatory = ["siteCode"]
@@ -197,17 +198,39 @@ def read_cluster_context(obj: KubeObject, *, r1: bool) -> Cluster:
 
 
 def read_workload_cluster(obj: KubeObject) -> Cluster:
-    """A WorkloadCluster's values (current Nephio); ``spec.clusterName`` is mandatory."""
-    _mandatory(obj, ["clusterName"])
+    """A WorkloadCluster's values, checked as Nephio checks them (KrmError with its message).
+
+    ``spec.clusterName`` must be set and not the catalog's placeholder ``example``, ``spec.cnis``
+    must list at least one CNI and ``spec.masterInterface`` must be set.
+    """
+    name = _text(obj, "spec.clusterName")
+    if not name or name == PLACEHOLDER_CLUSTER_NAME:
+        raise KrmError(
+            "spec invalid: mandatory field ClusterName is missing from WorkloadCluster",
+            obj=obj,
+            field="spec.clusterName",
+        )
     cnis = obj.get("spec.cnis", [])
     if not isinstance(cnis, list) or not all(isinstance(c, str) for c in cnis):
         raise KrmError("spec.cnis must be a list of strings", obj=obj, field="spec.cnis")
+    if not cnis:
+        raise KrmError(
+            "spec invalid: mandatory field CNIConfig is missing from ClusterContext",
+            obj=obj,
+            field="spec.cnis",
+        )
+    if not _text(obj, "spec.masterInterface"):
+        raise KrmError(
+            "spec invalid: mandatory field MasterInterface is missing from ClusterContext",
+            obj=obj,
+            field="spec.masterInterface",
+        )
     return Cluster(
         site="",
         region="",
         cni_type="",
         master_interface=_text(obj, "spec.masterInterface"),
         obj=obj,
-        cluster_name=_text(obj, "spec.clusterName"),
+        cluster_name=name,
         cnis=tuple(cnis),
     )

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from krmlib import FunctionConfig
 
 NF_TYPES = ("upf", "smf", "amf")
+PLACEHOLDERS = ("topology", "instance")
 
 TargetSelector = Literal["repositorySelector", "objectSelector"]
 RevisionType = Literal["string", "integer", "asWritten"]
@@ -49,9 +51,21 @@ class Config(FunctionConfig):
     KIND = "TopologyToPVS"
 
     target_selector: TargetSelector = Field(default="repositorySelector", alias="targetSelector")
-    revision_type: RevisionType = Field(default="asWritten", alias="revisionType")
+    revision_type: RevisionType = Field(default="integer", alias="revisionType")
     list_planned: bool = Field(default=False, alias="listPlanned")
     wait_rules: tuple[WaitRule, ...] = Field(
         default=(WaitRule(waiter="smf", waitsFor="upf"),), alias="waitRules"
     )
     capacity_mode: CapacityMode = Field(default="packageContext", alias="capacityMode")
+    approval_policy: str = Field(default="", alias="approvalPolicy")
+    downstream_package: str = Field(default="", alias="downstreamPackage")
+
+    @field_validator("downstream_package")
+    @classmethod
+    def _placeholders(cls, value: str) -> str:
+        unknown = set(re.findall(r"\{([^}]*)\}", value)) - set(PLACEHOLDERS)
+        if unknown:
+            raise ValueError(
+                f"unknown placeholder {{{sorted(unknown)[0]}}}: write {{topology}} or {{instance}}"
+            )
+        return value

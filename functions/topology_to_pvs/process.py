@@ -56,10 +56,20 @@ def process(rl: ResourceList, config: Config) -> None:
         desired.append(desired_nfdeployed(topology, listed))
         planned.append(_Planned(topology, desired, by_waiter, revisions))
     clashing = _report_name_clashes(planned, results)
+    if not seen:
+        results.info(
+            "no NFTopology (topology.nephio.org or req.nephio.org) in the package: nothing to "
+            "generate"
+        )
     for plan in planned:
         if id(plan.topology.obj) in clashing:
             continue  # errors reported; its generated items stay as they are
-        _sync(items, plan.topology.obj, plan.desired, results)
+        created = _sync(items, plan.topology.obj, plan.desired, results)
+        if created:
+            counts = ", ".join(
+                f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in sorted(created.items())
+            )
+            results.info(f"created {counts}", plan.topology.obj)
         apply_gates(plan.topology, config.wait_rules, plan.by_waiter, plan.revisions)
     for obj in generated(items):
         if (obj.namespace, obj.annotations[ANN_TOPOLOGY]) not in seen:
@@ -140,8 +150,11 @@ def generated(items: Items) -> list[KubeObject]:
 
 def _sync(
     items: Items, topology: KubeObject, desired: list[dict[str, Any]], results: Results
-) -> None:
-    """Update this topology's generated items in place, add missing ones, remove stale ones."""
+) -> dict[str, int]:
+    """Update this topology's generated items in place, add missing ones, remove stale ones.
+
+    Returns how many items of each kind were created."""
+    created: dict[str, int] = {}
     mine = [
         o
         for o in generated(items)
@@ -172,10 +185,12 @@ def _sync(
             obj.set_path(f"{folder}/{dns_label(key[1])}.yaml")
             items.append(obj, after=anchor)
             anchor = obj
+            created[data["kind"]] = created.get(data["kind"], 0) + 1
             continue
         _update(existing, data)
         if items.index(existing) > items.index(anchor):
             anchor = existing
+    return created
 
 
 def _foreign(items: Items, data: dict[str, Any]) -> KubeObject | None:

@@ -26,6 +26,7 @@ ANN_INSTANCE = "topology.krmfn.dev/instance"
 ANN_GATES = "topology.krmfn.dev/readiness-gates"
 CAPACITY_PREFIX = "capacity."
 CAPACITY_ANNOTATION = "capacity.krmfn.dev/"
+ANN_APPROVAL = "approval.nephio.org/policy"
 
 _REVISION = re.compile(r"^v?(\d+)$")
 
@@ -82,7 +83,9 @@ def revision(value: Any, config: Config, instance: Instance) -> Any:
     match = _REVISION.match(str(value))
     if match is None:
         raise KrmError(
-            f"revision {value!r} is not an integer (revisionType: integer takes 3 or v3)",
+            f"revision {value!r} has no revision number: current Porch (PackageVariantSet "
+            "v1alpha2) takes an integer revision; write 3 or v3, give a workspaceName instead, "
+            "or set revisionType: string for Porch v4.0.0 and older",
             obj=instance.nf_class.obj,
             field="spec.packageRef.revision",
         )
@@ -99,8 +102,15 @@ def target(
         out = {"objectSelector": {"apiVersion": api_version, "kind": kind, **selector}}
     else:
         out = {"repositorySelector": selector}
-    template: dict[str, Any] = {"labels": template_labels(topology, instance)}
+    template: dict[str, Any] = {}
+    if config.downstream_package:
+        package = config.downstream_package.replace("{topology}", topology.name)
+        package = package.replace("{instance}", instance.name)
+        template["downstream"] = {"package": package}
+    template["labels"] = template_labels(topology, instance)
     annotations: dict[str, str] = {}
+    if config.approval_policy:
+        annotations[ANN_APPROVAL] = config.approval_policy
     if gates:
         annotations[ANN_GATES] = ",".join(gates)
     data = {key: _text(value) for key, value in instance.capacity.items()}
@@ -113,7 +123,7 @@ def target(
             "data": {CAPACITY_PREFIX + key: value for key, value in data.items()}
         }
     if config.target_selector == "objectSelector":
-        template["injectorExprs"] = [{"nameExpr": "target.name"}]
+        template["injectors"] = [{"nameExpr": "target.name"}]
     out["template"] = template
     return out
 

@@ -19,7 +19,10 @@
 #                   no-new-privileges;
 #    then the same rewrite is applied to the exec copy's Kptfiles (so the
 #    pipeline lines agree) and `diff -r` must find nothing.
-# 3. The per-call overhead of image mode: for each function, `kpt fn eval -o
+# 3. Every golden case of testdata/ (scripts/images/golden_images.py): the
+#    ResourceList of its package to krmfn-<fn> and to the image under the same
+#    constraints; exit codes and outputs must be equal (KRMFN_E2E_GOLDEN=0 skips).
+# 4. The per-call overhead of image mode: for each function, `kpt fn eval -o
 #    stdout` on a one-resource package, exec and image (under the runner
 #    constraints, so every function runs so at least once) alternating
 #    (KRMFN_OVERHEAD_RUNS, default 5, of each), medians and their ratio, the
@@ -53,6 +56,8 @@ for fn in "${KRMFN_FUNCTIONS[@]}"; do
     [[ "$moving" == "$id" ]] \
       || die "localhost/krmfn/$fn:$tag does not name the same image as :$TAG; run make images"
   done
+  ! "$TOOL" image inspect "localhost/krmfn/$fn:latest" >/dev/null 2>&1 \
+    || die "localhost/krmfn/$fn:latest exists; images are tagged by version only"
 done
 
 failed=0
@@ -205,6 +210,15 @@ for pkg in "${packages[@]}"; do
   fi
 done
 log "$count of ${#packages[@]} packages identical in exec and image mode ($TOOL, runner constraints)"
+
+# Every golden case of testdata/ through the images, under the same constraints.
+if [[ "${KRMFN_E2E_GOLDEN:-1}" != 0 ]]; then
+  t0=$(now_ns)
+  if ! "$PY" scripts/images/golden_images.py "$TAG" "${KRMFN_FUNCTIONS[@]}"; then
+    fail "golden cases differ between exec and image mode (above)"
+  fi
+  log "golden cases in image mode: $(since "$t0") s"
+fi
 
 # --- per-call overhead ------------------------------------------------------
 runs="${KRMFN_OVERHEAD_RUNS:-5}"

@@ -1,0 +1,117 @@
+"""Which dialect a run uses: the configured one, or the one the package's shapes show.
+
+Evidence, strongest first:
+
+- an ``infra.nephio.org/v1alpha1 WorkloadCluster`` (or an ``IPClaim``/``VLANClaim`` owned by an
+  Interface) is current Nephio: ``nephio``;
+- a ``ClusterContext`` with a ``specializer.nephio.org/*`` annotation, on it or on an Interface
+  (or ``ipam.alloc.nephio.org`` / ``vlan.alloc.nephio.org`` allocations), is Nephio's May-June
+  2023 main: ``nephio-2023-05``;
+- a ``ClusterContext`` without those annotations (or ``ipam.nephio.org`` allocations) is the
+  design: ``design`` (weak evidence: the 2023 shapes may lack the annotations too).
+
+With no evidence at all the default is ``design``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from krmlib import ResourceList
+
+from .config import Config
+from .dialects import DEPRECATED, DIALECTS, Dialect
+from .inputs import (
+    CLUSTER_CONTEXT_API_VERSION,
+    CLUSTER_CONTEXT_KIND,
+    INTERFACE_API_VERSION,
+    INTERFACE_KIND,
+    WORKLOAD_CLUSTER_KIND,
+)
+
+SPECIALIZER_PREFIX = "specializer.nephio.org/"
+DEFAULT = "design"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    dialect: str
+    why: str
+    strong: bool
+
+
+def _children_of(rl: ResourceList, dialect: str) -> bool:
+    kinds = set(DIALECTS[dialect].owns)
+    return any((obj.api_version, obj.kind) in kinds for obj in rl.items)
+
+
+def detect(rl: ResourceList) -> Evidence | None:
+    """The dialect the package's shapes point at, or None when nothing does."""
+    workload_clusters = list(
+        rl.items.where(kind=WORKLOAD_CLUSTER_KIND, api_version=CLUSTER_CONTEXT_API_VERSION)
+    )
+    if workload_clusters:
+        return Evidence("nephio", f"it has a WorkloadCluster ({workload_clusters[0].name})", True)
+    if _children_of(rl, "nephio"):
+        return Evidence("nephio", "it has IPClaims or VLANClaims", True)
+    contexts = list(
+        rl.items.where(kind=CLUSTER_CONTEXT_KIND, api_version=CLUSTER_CONTEXT_API_VERSION)
+    )
+    interfaces = list(rl.items.where(kind=INTERFACE_KIND, api_version=INTERFACE_API_VERSION))
+    specialized = any(
+        key.startswith(SPECIALIZER_PREFIX)
+        for obj in [*contexts, *interfaces]
+        for key in obj.annotations
+    )
+    if contexts and specialized:
+        return Evidence(
+            "nephio-2023-05",
+            "it has a ClusterContext and specializer.nephio.org annotations",
+            True,
+        )
+    if _children_of(rl, "nephio-2023-05"):
+        return Evidence("nephio-2023-05", "it has ipam.alloc.nephio.org allocations", True)
+    if contexts:
+        return Evidence(
+            "design", "it has a ClusterContext without specializer.nephio.org annotations", False
+        )
+    if _children_of(rl, "design"):
+        return Evidence("design", "it has ipam.nephio.org allocations", False)
+    return None
+
+
+def choose(rl: ResourceList, config: Config) -> Dialect:
+    """The dialect of this run, with a warning when the configured one looks wrong."""
+    evidence = detect(rl)
+    if config.dialect is None:
+        return DIALECTS[evidence.dialect if evidence is not None else DEFAULT]
+    configured: str = config.dialect
+    if configured in DEPRECATED:
+        new = DEPRECATED[configured]
+        rl.results.warning(
+            f"dialect {configured} is deprecated: Nephio R1 (v1.0.0) already used "
+            f"WorkloadCluster and IPClaim (dialect nephio); the ClusterContext/IPAllocation "
+            f"shapes are those of Nephio's main in May-June 2023: write dialect: {new}",
+            rl.function_config,
+            _dialect_field(rl),
+        )
+        configured = new
+    # A plain ClusterContext is weak evidence: the 2023 shapes may lack the annotations.
+    if (
+        evidence is not None
+        and evidence.dialect != configured
+        and (evidence.strong or configured != "nephio-2023-05")
+    ):
+        rl.results.warning(
+            f"dialect {configured} is configured, but the package looks like dialect "
+            f"{evidence.dialect}: {evidence.why}. Set dialect: {evidence.dialect} (or leave "
+            "it out to choose from the package)",
+            rl.function_config,
+            _dialect_field(rl),
+        )
+    return DIALECTS[configured]
+
+
+def _dialect_field(rl: ResourceList) -> str:
+    config = rl.function_config
+    return "data.dialect" if config is not None and config.kind == "ConfigMap" else "spec.dialect"

@@ -1,0 +1,63 @@
+"""Scalars as written: which plain strings another YAML reader would take for another type, and
+booleans and nulls that keep their spelling. Shared by the reader, the emitter and the round trip
+(private; a module of its own so that none of them imports another in a circle).
+"""
+
+from __future__ import annotations
+
+import re
+
+# --- scalars that other readers would not take as strings -------------------------------------
+
+# Union of the YAML 1.1 (PyYAML, old kyaml) and YAML 1.2 core implicit types.
+_AMBIGUOUS = re.compile(
+    r"""^(?:
+      [-+]?(?:0|[1-9][0-9_]*)                      # decimal
+     |[-+]?0[0-7_]+ | 0o[0-7]+                     # octal 1.1 / 1.2
+     |[-+]?0x[0-9a-fA-F_]+ | [-+]?0b[01_]+         # hex, binary
+     |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+           # sexagesimal int
+     |[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+]?[0-9]+)?   # float
+     |[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+        # 1e3
+     |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*  # sexagesimal float
+     |[-+]?\.(?:inf|Inf|INF) | \.(?:nan|NaN|NAN)
+     |y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF
+     |~|null|Null|NULL|
+     |[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ].*)?   # timestamp
+     |=|<<
+    )$""",
+    re.X,
+)
+
+
+def needs_quotes(value: str) -> bool:
+    """True when a plain ``value`` would be read as something other than a string."""
+    return bool(_AMBIGUOUS.match(value))
+
+
+class StyledBool(int):
+    """A boolean as written (``True``, ``TRUE``): emitted as its original text."""
+
+    text: str
+
+    def __new__(cls, value: bool, text: str) -> StyledBool:
+        obj = super().__new__(cls, bool(value))
+        obj.text = text
+        return obj
+
+    def __bool__(self) -> bool:
+        return int(self) != 0
+
+
+class StyledNull:
+    """A null written ``~`` or ``Null``: emitted as its original text, read as None."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __eq__(self, other: object) -> bool:
+        return other is None or isinstance(other, StyledNull)
+
+    def __hash__(self) -> int:
+        return hash(None)

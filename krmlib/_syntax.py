@@ -1,0 +1,376 @@
+"""The whole-input check: one libyaml event pass over every byte a function is given.
+
+Items are split from the text and parsed only when read (fast), so without this pass a broken
+item that no function reads would pass through to kpt untouched. The pass reads the event stream
+once, keeps nothing of the values, and refuses:
+
+- anything libyaml refuses (bad indentation, unclosed flow collections, tabs, invalid escapes and
+  lone surrogates, unterminated quotes, keys over 1024 characters without ``?``);
+- duplicate keys in any mapping, keys over :data:`MAX_KEY` characters;
+- nesting deeper than :data:`MAX_DEPTH` (every later reader, ruamel's included, stays far from
+  Python's recursion limit);
+- a tag that resolves to ``tag:yaml.org,2002:python/...`` however it is spelled (``!!python/``,
+  verbatim ``!<...>``, a ``%TAG`` handle, %-escapes); other tags pass;
+- integers longer than Python converts (``sys.get_int_max_str_digits``).
+
+On the way it records what the reader needs anyway: each item's apiVersion, kind, name and
+namespace (with their types: a number or a date there is an error), the line each item starts
+on, the shape of ``functionConfig``. An error names the item (``items[3] (ConfigMap cm)``) and
+the line.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from yaml.cyaml import CParser  # type: ignore[attr-defined]
+from yaml.events import (
+    AliasEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
+
+from .errors import InputError
+
+MAX_DEPTH = 100
+MAX_KEY = 1024
+PYTHON_TAG = "tag:yaml.org,2002:python/"
+STR_TAG = "tag:yaml.org,2002:str"
+_MAX_DIGITS = sys.get_int_max_str_digits() or 4300
+
+# Plain scalars that the YAML 1.2 core schema (or a YAML 1.1 timestamp) reads as something other
+# than a string: not acceptable as apiVersion, kind, name or namespace.
+_NOT_STRING = re.compile(
+    r"^(?:[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?|0o[0-7]+|0x[0-9a-fA-F]+"
+    r"|[-+]?\.[0-9]+(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
+    r"|true|True|TRUE|false|False|FALSE|~|null|Null|NULL"
+    r"|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ].*)?)$"
+)
+_NULL = frozenset(("", "~", "null", "Null", "NULL"))
+_INT = re.compile(r"^[-+]?[0-9][0-9_]*$")
+_FIRST_NOT_STRING = frozenset("0123456789+-.~nNtTfF")
+_HEAD_KEYS = frozenset(("apiVersion", "kind", "name", "namespace"))
+_HEAD_FIELDS = ("apiVersion", "kind", "metadata.name", "metadata.namespace")
+
+
+@dataclass
+class Head:
+    """What the pass saw of one item: header strings, where it starts, what was wrong."""
+
+    line: int  # 1-based line of the item's first node
+    start: int = 0  # its offset in the text
+    values: list[str | None] = field(default_factory=lambda: [None, None, None, None])
+    problem: tuple[str, str, int] | None = None  # (field, what it is, line)
+
+    def header(self) -> tuple[str, str, str, str] | None:
+        """(apiVersion, kind, name, namespace) when the first three are strings."""
+        api_version, kind, name, namespace = self.values
+        if not api_version or not kind or not name or self.problem is not None:
+            return None
+        return api_version, kind, name, namespace or ""
+
+    def label(self) -> str:
+        kind, name = self.values[1], self.values[2]
+        if kind and name:
+            return f" ({kind} {name})"
+        if kind or name:
+            return f" ({kind or name})"
+        return ""
+
+
+@dataclass
+class Outline:
+    """What the pass learned about the input's shape."""
+
+    documents: int = 0
+    root_kind: str | None = None  # the first document's kind, when a string
+    items: list[Head] = field(default_factory=list)  # the first document's items[*]
+    docs: list[Head] = field(default_factory=list)  # each document's root, as an item
+    config: str = "absent"  # functionConfig: absent, null, mapping, or what else it is
+    config_line: int = 0
+    sections: list[tuple[int, str]] = field(default_factory=list)  # (line, key) at the top
+
+    def check(self, is_resource_list: bool) -> None:
+        """The type errors, now that the form is known (a ResourceList/List or a stream)."""
+        if is_resource_list and self.config not in ("absent", "null", "mapping"):
+            raise InputError(
+                f"functionConfig must be a mapping, not {self.config}",
+                field="functionConfig",
+                line=self.config_line,
+            )
+        heads = self.items if is_resource_list else self.docs
+        for index, head in enumerate(heads):
+            if head.problem is not None:
+                name, what, line = head.problem
+                where = f"items[{index}]" if is_resource_list else f"document {index + 1}"
+                raise InputError(
+                    f"{where}{head.label()}: {name} must be a string, not {what}",
+                    field=name,
+                    line=line,
+                )
+
+
+def check_syntax(text: str) -> Outline:
+    """Parse every event of ``text``; raise :class:`InputError` on the first problem."""
+    parser = CParser(text)
+    outline = Outline()
+    try:
+        _walk(parser, outline)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "invalid YAML"
+        line = mark.line + 1 if mark is not None else None
+        column = mark.column + 1 if mark is not None else None
+        raise InputError(
+            f"{_where(outline, text, line)}invalid YAML: {problem}", line=line, column=column
+        ) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"invalid YAML: {exc}") from None
+    except _Refused as exc:
+        raise InputError(
+            f"{_where(outline, text, exc.line)}{exc.message}", line=exc.line, column=exc.column
+        ) from None
+    finally:
+        parser.dispose()
+    return outline
+
+
+class _Refused(Exception):
+    def __init__(self, message: str, mark: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = mark.line + 1
+        self.column = mark.column + 1
+
+
+def _where(outline: Outline, text: str, line: int | None) -> str:
+    """``items[3] (ConfigMap cm): `` for a line inside an item, else ``""``."""
+    if line is None:
+        return ""
+    if outline.documents == 1 and outline.sections:
+        at = bisect.bisect_right([start for start, _ in outline.sections], line) - 1
+        section = outline.sections[at][1] if at >= 0 else ""
+        if section != "items":
+            return f"{section}: " if section else ""
+    if outline.items and outline.documents == 1:
+        heads, prefix = outline.items, "items"
+    elif outline.documents > 1:
+        heads, prefix = outline.docs, "document"
+    else:
+        return ""
+    index = bisect.bisect_right([head.line for head in heads], line) - 1
+    if index < 0:
+        return ""
+    head = heads[index]
+    label = f"items[{index}]" if prefix == "items" else f"document {index + 1}"
+    if head.values[1] is None or head.values[2] is None:
+        _guess_head(head, text)
+    return f"{label}{head.label()}: "
+
+
+_GUESS_KIND = re.compile(r"\n(?:- |  )?kind: *['\"]?([A-Za-z0-9]+)")
+_GUESS_NAME = re.compile(r"\n(?:  )?  name: *['\"]?([A-Za-z0-9._-]+)")
+
+
+def _guess_head(head: Head, text: str) -> None:
+    """Kind and name read from the item's first lines, for an error inside a broken item."""
+    window = text[max(head.start - 2, 0) : head.start + 4000]
+    first = window.find("\n- ", 3)  # the next item
+    window = window[: first if first > 0 else len(window)]
+    for slot, pattern in ((1, _GUESS_KIND), (2, _GUESS_NAME)):
+        if head.values[slot] is None:
+            match = pattern.search("\n" + window)
+            if match:
+                head.values[slot] = match.group(1)
+
+
+def _refuse_tag(tag: str, mark: Any) -> None:
+    if tag.startswith(PYTHON_TAG):
+        raise _Refused(f"constructor tag {tag!r} is not allowed", mark)
+
+
+def _scalar_kind(event: Any) -> str | None:
+    """What a scalar is when it is not a string (``a number (5)``), else None."""
+    tag = event.tag
+    value = event.value
+    if tag is not None and tag not in (STR_TAG, "!"):
+        return f"a value tagged {tag}"
+    if not event.implicit[0]:
+        return None
+    if value in _NULL:
+        return "null"
+    if value[:1] in _FIRST_NOT_STRING and _NOT_STRING.match(value):
+        if value[:1] in "tTfF":
+            what = "a boolean"
+        elif _DATE.match(value):
+            what = "a date"
+        else:
+            what = "a number"
+        return f"{what} ({value}; quote it to make it a string)"
+    return None
+
+
+_DATE = re.compile(r"^[0-9]{4}-")
+
+
+def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
+    get = parser.get_event
+    scalar, alias = ScalarEvent, AliasEvent
+    map_start, seq_start = MappingStartEvent, SequenceStartEvent
+    head_keys = _HEAD_KEYS
+    first_not_string = _FIRST_NOT_STRING
+    max_digits = _MAX_DIGITS
+    # The collection being read, and a stack of the enclosing ones (as they are to be resumed).
+    keys: Any = None  # the keys so far (a mapping) or None (a sequence, or the document level)
+    want_key = False  # a mapping expecting a key
+    key: str | None = None  # the key whose value is being read
+    count = 0  # entries of a sequence so far
+    stack: list[tuple[Any, bool, str | None, int]] = []
+    doc_head: Head | None = None  # the document's root, read as an item (stream form)
+    head: Head | None = None  # the item whose header is being read
+    head_level = 1
+    documents = 0
+    while True:
+        event = get()
+        kind = type(event)
+        if kind is scalar:
+            value = event.value
+            if event.tag is not None:
+                _refuse_tag(event.tag, event.start_mark)
+            if want_key:
+                if len(value) > MAX_KEY:
+                    raise _Refused(f"key longer than {MAX_KEY} characters", event.start_mark)
+                unique = value
+                if event.implicit[0] and value[:1] in first_not_string and _NOT_STRING.match(value):
+                    unique = "\0" + value  # 1 and "1" are different keys
+                if unique in keys:
+                    raise _Refused(f"duplicate key {value!r}", event.start_mark)
+                keys.add(unique)
+                key = value
+                want_key = False
+                if len(stack) == 1 and documents == 1:
+                    outline.sections.append((event.start_mark.line + 1, value))
+                continue
+            if len(value) > max_digits and event.implicit[0] and _INT.match(value):
+                raise _Refused(f"integer with more than {max_digits} digits", event.start_mark)
+            if keys is not None:
+                want_key = True
+                if key in head_keys and head is not None:
+                    _note_head(head, head_level, len(stack), key, stack, event)
+                elif key == "functionConfig" and len(stack) == 1 and documents == 1:
+                    _note_config(outline, event)
+            else:
+                count += 1
+                if len(stack) == 2 and documents == 1 and stack[1][2] == "items":
+                    outline.items.append(Head(event.start_mark.line + 1, event.start_mark.index))
+            continue
+        if kind is map_start or kind is seq_start:
+            mark = event.start_mark
+            if event.tag is not None:
+                _refuse_tag(event.tag, mark)
+            level = len(stack)
+            if keys is not None:
+                if want_key:  # a complex key: allowed, not compared; its value comes next
+                    stack.append((keys, False, None, count))
+                else:
+                    if key in head_keys and head is not None:
+                        _note_head(head, head_level, level, key, stack, event)
+                    elif key == "functionConfig" and level == 1 and documents == 1:
+                        _note_config(outline, event)
+                    stack.append((keys, True, key, count))
+            else:
+                count += 1
+                stack.append((keys, False, key, count))
+                if level == 2 and documents == 1 and stack[1][2] == "items":
+                    head = Head(mark.line + 1, mark.index)
+                    head_level = 3
+                    outline.items.append(head)
+            if level >= MAX_DEPTH:
+                raise _Refused(f"YAML nesting too deep (more than {MAX_DEPTH} levels)", mark)
+            if kind is map_start:
+                keys, want_key, key, count = set(), True, None, 0
+            else:
+                keys, want_key, key, count = None, False, None, 0
+            continue
+        if kind is MappingEndEvent or kind is SequenceEndEvent:
+            keys, want_key, key, count = stack.pop()
+            if len(stack) < head_level:
+                head, head_level = doc_head, 1
+            continue
+        if kind is alias:
+            if keys is not None:
+                if want_key:
+                    key, want_key = None, False
+                else:
+                    if key in head_keys and head is not None:
+                        _note_head(head, head_level, len(stack), key, stack, event)
+                    elif key == "functionConfig" and len(stack) == 1 and documents == 1:
+                        _note_config(outline, event)
+                    want_key = True
+            else:
+                count += 1
+            continue
+        if kind is DocumentStartEvent:
+            documents += 1
+            outline.documents = documents
+            doc_head = head = Head(event.end_mark.line + 1, event.end_mark.index)
+            head_level = 1
+            outline.docs.append(doc_head)
+            continue
+        if kind is StreamEndEvent or event is None:
+            break
+    if outline.docs:
+        outline.root_kind = outline.docs[0].values[1]
+
+
+def _note_head(
+    head: Head, head_level: int, level: int, key: str | None, stack: list[Any], event: Any
+) -> None:
+    """Record an item's apiVersion/kind (at its top) or metadata.name/namespace."""
+    if level == head_level and key in ("apiVersion", "kind"):
+        slot = 0 if key == "apiVersion" else 1
+    elif (
+        level == head_level + 1
+        and key in ("name", "namespace")
+        and stack[head_level][2] == ("metadata")
+    ):
+        slot = 2 if key == "name" else 3
+    else:
+        return
+    line = event.start_mark.line + 1
+    if type(event) is ScalarEvent:
+        what = _scalar_kind(event)
+        if what is None:
+            head.values[slot] = event.value
+            return
+        if what == "null":
+            return  # absent: "has no metadata.name" later, or no namespace
+    else:
+        what = {
+            MappingStartEvent: "a mapping",
+            SequenceStartEvent: "a list",
+            AliasEvent: "an alias",
+        }[type(event)]
+    if head.problem is None:
+        head.problem = (_HEAD_FIELDS[slot], what, line)
+
+
+def _note_config(outline: Outline, event: Any) -> None:
+    outline.config_line = event.start_mark.line + 1
+    if type(event) is MappingStartEvent:
+        outline.config = "mapping"
+    elif type(event) is ScalarEvent:
+        what = _scalar_kind(event)
+        outline.config = "null" if what == "null" else "a scalar"
+    else:
+        outline.config = "a list" if type(event) is SequenceStartEvent else "an alias"
