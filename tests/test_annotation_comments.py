@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from krmlib import KubeObject, ResourceList
 
-NAMES = st.from_regex(r"[a-z][a-z0-9]{0,8}", fullmatch=True)
-WORDS = st.from_regex(r"[a-z][a-z ]{0,20}[a-z]", fullmatch=True)
+NAMES = st.text(alphabet="abcdefghij", min_size=1, max_size=8).map(lambda n: "n" + n)
+WORDS = st.lists(NAMES, min_size=1, max_size=4).map(" ".join)
 
 
 @st.composite
