@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 from krmfn.tko import is_prepared
-from krmfn.tko.merge import is_kpt_internal
+from krmfn.tko.merge import content, is_kpt_internal
 
 from krmlib import Items, KrmError, KubeObject, ResourceList
 
@@ -162,7 +162,7 @@ def run_tko(ctx: PluginContext) -> Outcome:
             "logFile": str(log_file),
             "logAddressPort": "",
             "deploymentId": ctx.client.deployment_id(),
-            "deploymentPackage": [_plain(o) for o in own],
+            "deploymentPackage": [content(o) for o in own],
             "targetResourceIdentifier": {
                 "group": group,
                 "version": target.version,
@@ -202,17 +202,6 @@ def run_tko(ctx: PluginContext) -> Outcome:
     )
 
 
-def _plain(obj: KubeObject) -> dict[str, Any]:
-    data = obj.to_dict()
-    annotations = data.get("metadata", {}).get("annotations")
-    if isinstance(annotations, dict):
-        for key in [k for k in annotations if is_kpt_internal(str(k))]:
-            del annotations[key]
-        if not annotations:
-            del data["metadata"]["annotations"]
-    return data
-
-
 def _find(objects: list[KubeObject], like: KubeObject) -> KubeObject | None:
     key = (like.api_version, like.kind, like.name)
     return next((o for o in objects if (o.api_version, o.kind, o.name) == key), None)
@@ -238,7 +227,7 @@ def _replace_own(ctx: PluginContext, own: list[KubeObject], new: list[KubeObject
             result.append(obj)
             continue
         data = obj.to_dict()
-        if _plain(old) != data:
+        if content(old) != data:
             for key in [k for k in old.to_dict() if k not in data]:
                 old.delete((key,))
             for key, value in data.items():

@@ -16,7 +16,7 @@ from krmlib import (
     is_kptfile,
 )
 
-from .annotations import APPROVED, PREPARED
+from .annotations import clear_marks
 from .merge import is_kpt_internal, merge_resources
 from .resources import ANN_CATALOG_ID, find_deployment, new_deployment
 
@@ -58,9 +58,7 @@ def new_child(
     if deployment is None:
         deployment = new_deployment()
         objects.append(deployment)
-    for key in (PREPARED, APPROVED):
-        if key in deployment.annotations:
-            del deployment.annotations[key]
+    clear_marks(deployment)
     deployment.merge("spec", {k: v for k, v in spec.items() if v})
     name = posixpath.basename(folder)
     for obj in objects:

@@ -272,7 +272,7 @@ _ID_KEYS = ("config.k8s.io/id", "internal.config.kubernetes.io/id")
 
 def _replace(target: Items, match: KubeObject, item: Planned, from_package: bool) -> KubeObject:
     obj = _fresh(item, from_package)
-    if _content(obj) == _content(match):
+    if content(obj) == content(match):
         return match  # already this content: leave the item as it is
     for key, value in match.annotations.items():
         if is_kpt_internal(key) and key not in _ID_KEYS:
@@ -283,7 +283,8 @@ def _replace(target: Items, match: KubeObject, item: Planned, from_package: bool
     return obj
 
 
-def _content(obj: KubeObject) -> dict[str, Any]:
+def content(obj: KubeObject) -> dict[str, Any]:
+    """The object as plain data without kpt's bookkeeping annotations (to compare content)."""
     data = obj.to_dict()
     annotations = data.get("metadata", {}).get("annotations")
     if isinstance(annotations, dict):
