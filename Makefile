@@ -57,6 +57,7 @@ demo: install
 
 bench: install
 	@$(PY) bench/run.py
+	@$(PY) bench/prepare_all.py $(if $(FULL),--full,)
 
 clean:
 	rm -rf $(VENV) .cache .mypy_cache .ruff_cache .pytest_cache

@@ -11,8 +11,8 @@ from .registry import BY_NAME, FUNCTIONS
 
 COMMANDS = {
     "prepare-all": (
-        "krmfn.preparer.commands",
-        "ROOT [--catalog DIR] [--max-iterations N]",
+        "krmfn.preparer.prepare_all",
+        "ROOT [--catalog DIR] [--jobs N] [--check] [-o table|json|yaml] [-q|-v]",
     ),
     "deployment": (
         "krmfn.merger.commands",

@@ -18,6 +18,7 @@ from . import _emit, _syntax, _yaml
 from .collection import Items
 from .errors import InputError, KrmError
 from .object import KubeObject, doc_to_item
+from .pkgpath import check_path_annotations
 from .results import Results
 
 RL_API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
@@ -66,6 +67,8 @@ class ResourceList:
             _check_item(obj, index)
         if "/path:" in text:
             _check_paths(rl, text)
+        for obj in rl.items:
+            check_path_annotations(obj)  # the decoded values: escapes, aliases, folded lines
         return rl
 
     # --- writing ----------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from typing import Any
 
 from . import _yaml
 from .config import FunctionConfig
+from .package import ALLOW_READ_ENV
 from .resourcelist import ResourceList
 from .runner import Process, run_text
 
@@ -105,6 +106,13 @@ def golden_cases(testdata: Path | str, function: str) -> list[GoldenCase]:
     return cases
 
 
+def case_env(case: GoldenCase) -> dict[str, str]:
+    """The environment of a case: the fixed defaults, reads allowed in the case folder (the
+    harness is the person running the function: a case may name files beside its package),
+    then the case's own ``env``."""
+    return {**DEFAULT_ENV, ALLOW_READ_ENV: str(case.path.resolve()), **case.env}
+
+
 @contextlib.contextmanager
 def _environ(env: dict[str, str]) -> Iterator[None]:
     saved = {key: os.environ.get(key) for key in env}
@@ -167,7 +175,7 @@ def check_golden(
 ) -> None:
     """Run the case in-process, compare, run again on the output (idempotency)."""
     source = kpt_source(case.package, case.config)
-    env = {**DEFAULT_ENV, **case.env}
+    env = case_env(case)
     with _environ(env):
         output, code = run_text(process, config_model, source)
     assert_same_text(output, case.expected / "output.yaml")
@@ -250,7 +258,7 @@ def check_kpt(case: GoldenCase, script: str) -> None:
         args = ["fn", "eval", str(work), "--exec", script_path(script), "--truncate-output=false"]
         if case.config is not None:
             args += ["--fn-config", str(case.config)]
-        done = run_kpt(args, env=case.env)
+        done = run_kpt(args, env=case_env(case))
         if case.exit_code != 0:
             assert done.returncode != 0, f"{case}: kpt should fail:\n{done.stderr}"
             same = filecmp.dircmp(case.package, work)
@@ -260,7 +268,7 @@ def check_kpt(case: GoldenCase, script: str) -> None:
             return
         assert done.returncode == 0, f"{case}: kpt fn eval failed:\n{done.stdout}\n{done.stderr}"
         _compare_trees(work, case.expected / "package")
-        again = run_kpt(args, env=case.env)
+        again = run_kpt(args, env=case_env(case))
         assert again.returncode == 0, f"{case}: second kpt run failed:\n{again.stderr}"
         before = read_tree(case.expected / "package")
         after = read_tree(work)

@@ -188,7 +188,10 @@ metadata:
     }
 
 
-def test_missing_live_objects_file_is_an_error_on_the_field(tmp_path: Path) -> None:
+def test_missing_live_objects_file_is_an_error_on_the_field(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KRMFN_ALLOW_READ", str(tmp_path))  # outside the working folder
     config = CONFIG.replace("spec:\n", f"spec:\n  liveObjects: {tmp_path}/nope.yaml\n")
     rl = _run(_rl(DEPLOYMENT, config=config))
     errors = [r for r in rl.results if r.severity == "error"]

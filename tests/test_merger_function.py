@@ -82,6 +82,10 @@ def test_render_resolves_files_against_the_package_folder(tmp_path: Path) -> Non
     (pkg / "namespace.yaml").write_text(RESOURCES)
     (tmp_path / "inputs").mkdir()
     (tmp_path / "inputs" / "topology.yaml").write_text(INPUTS)
+    # the parent is a package too: ../inputs lies inside the package tree, where reads may go
+    (tmp_path / "Kptfile").write_text(
+        "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: tree\n"
+    )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()  # kpt runs exec functions in its own working folder, not the package's
     done = run_kpt(["fn", "render", "--allow-exec", str(pkg)], cwd=elsewhere)

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 import yaml
 
+from krmlib import is_kpt_internal
 from krmlib.testing import run_kpt
 
 ROOT = Path(__file__).parent.parent
 EXAMPLE = ROOT / "examples" / "oran-cu"
 BIN = Path(sys.executable).parent
-KPT_ANNOTATIONS = ("config.kubernetes.io/", "internal.config.kubernetes.io/", "config.k8s.io/")
 
 
 def prepare_all(*args: str) -> subprocess.CompletedProcess[str]:
@@ -42,17 +42,17 @@ def content(root: Path) -> dict[str, list[Any]]:
         docs = [d for d in yaml.safe_load_all(data) if d is not None]
         for doc in docs:
             annotations = (doc.get("metadata") or {}).get("annotations") or {}
-            for key in [k for k in annotations if k.startswith(KPT_ANNOTATIONS)]:
-                if key != "config.kubernetes.io/local-config":
-                    del annotations[key]
+            for key in [k for k in annotations if is_kpt_internal(k)]:
+                del annotations[key]
         out[rel] = docs
     return out
 
 
 def rows(stdout: str) -> dict[str, list[str]]:
+    """The table by ID: [TEMPLATE, SITE, PREPARED] (APPROVED and REASON left out)."""
     lines = stdout.strip().splitlines()
-    assert lines[0].split() == ["ID", "TEMPLATE", "SITE", "PREPARED"]
-    return {line.split()[0]: line.split()[1:] for line in lines[1:]}
+    assert lines[0].split() == ["ID", "TEMPLATE", "SITE", "PREPARED", "APPROVED", "REASON"]
+    return {line.split()[0]: line.split()[1:4] for line in lines[1:]}
 
 
 def test_example_prepares_topology_and_six_children(tmp_path: Path) -> None:

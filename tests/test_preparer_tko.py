@@ -22,6 +22,13 @@ HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
 SCENARIO_PLUGINS = Path(__file__).parent.parent / "testdata" / "tko-scenario" / "plugins"
 
 
+@pytest.fixture(autouse=True)
+def allow_tmp_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plugins and catalogs of these tests live in tmp_path, outside the working tree that
+    configs may name (SECURITY.md): the person running the preparer allows it."""
+    monkeypatch.setenv("KRMFN_ALLOW_READ", str(tmp_path))
+
+
 def run(items: str, config: dict[str, Any] | None = None) -> ResourceList:
     rl = ResourceList.parse(HEAD + items)
     process(rl, parse_config_value(Config, config or {}))

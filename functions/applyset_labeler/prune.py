@@ -15,6 +15,8 @@ from krmlib import (
     ResourceList,
     Results,
     format_path,
+    read_named_file,
+    read_roots,
 )
 
 from .members import Member
@@ -41,17 +43,16 @@ def load_live_objects(value: list[dict[str, Any]] | str, items: Items) -> list[K
                 )
             out.append(KubeObject.from_dict(data))
         return out
+    base = next((o.annotations.get(ANN_PACKAGE_PATH) for o in items if o.package_path), None)
     path = Path(value)
     if not path.is_absolute():
-        base = next((o.annotations.get(ANN_PACKAGE_PATH) for o in items if o.package_path), None)
         path = Path(base or os.getcwd()) / path
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
+        text = read_named_file(path, read_roots(base), "the live objects file")
+    except KrmError as exc:
         raise KrmError(
-            f"cannot read the live objects file {value!r}: {exc.strerror or exc} "
-            f"(a relative path is read from the package folder, which kpt names only in "
-            f"`kpt fn render`)",
+            f"{exc.message} (spec.liveObjects {value!r}; a relative path is read from the "
+            "package folder, which kpt names only in `kpt fn render`)",
             field="spec.liveObjects",
         ) from None
     try:

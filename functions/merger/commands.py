@@ -8,9 +8,7 @@ from pathlib import Path
 
 from krmfn.tko import APPROVED, TRUE, find_deployment, is_approved, is_prepared
 
-from krmlib import KrmError, KubeObject, ResourceList
-
-from .package import read_package, write_files
+from krmlib import KrmError, KubeObject, Package, ResourceList
 
 USAGE = """krmfn deployment create TEMPLATE [--catalog DIR] [--merge FILE...] [--stdin]
                                [--site ID] [--parent DIR] [--metadata K=V]...
@@ -133,8 +131,8 @@ def approve(folder: Path) -> str:
     unprepared package or a folder without a Deployment is an error."""
     if not (folder / "Kptfile").is_file():
         raise KrmError(f"{folder}: not a package folder")
-    objects = read_package(folder)
-    deployment = find_deployment(objects)
+    package = Package.read(folder, subpackages=False)
+    deployment = find_deployment(package.items)
     if deployment is None:
         raise KrmError(f"{folder}: no deployment.nephio.org Deployment resource")
     if not is_prepared(deployment):
@@ -142,7 +140,7 @@ def approve(folder: Path) -> str:
     if is_approved(deployment):
         return "already approved"
     deployment.annotations[APPROVED] = TRUE
-    write_files(folder, objects, {deployment.path or ""})
+    package.write(package.items)
     return "approved"
 
 

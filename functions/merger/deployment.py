@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,15 +13,16 @@ from krmfn.tko import (
     PREPARED,
     TRUE,
     catalog_index,
+    clear_marks,
     deployment_id,
     find_deployment,
     new_deployment,
 )
 from krmfn.tko.merge import merge_planned, plan
 
-from krmlib import Items, KrmError, KubeObject, is_kptfile
+from krmlib import Items, KrmError, KubeObject, Package, is_kptfile, read_package, write_package
 
-from .package import read_inputs, read_package, write_files
+from .package import copy_package, read_inputs
 
 
 @dataclass
@@ -53,14 +53,12 @@ def create(template: str | Path, out_dir: Path, options: CreateOptions) -> None:
     ):
         raise KrmError(f"unknown site {options.site_id}: not in the catalog {catalog}")
     parent_id = _parent_id(options.parent) if options.parent is not None else ""
-    items = Items(read_package(template_dir))
+    package = Package.read(template_dir, subpackages=False)
+    items = Items(package.items)
     template_id = _template_id(items, template_dir)
     inputs = [*read_inputs(options.merge_files), *options.merge_objects]
-    changed: list[KubeObject] = []
-    changed.extend(
-        merge_planned(items, plan(inputs), from_package=False, results=None, file_dir="")
-    )
-    changed.append(_kptfile(items, out_dir.resolve().name))
+    merge_planned(items, plan(inputs), from_package=False, results=None, file_dir="")
+    _kptfile(items, out_dir.resolve().name)
     deployment = _deployment(items, template_id, options.site_id)
     if parent_id:
         deployment.set("spec.parentDeploymentId", parent_id)
@@ -70,9 +68,8 @@ def create(template: str | Path, out_dir: Path, options: CreateOptions) -> None:
         deployment.annotations[PREPARED] = TRUE
     if options.approved:
         deployment.annotations[APPROVED] = TRUE
-    changed.append(deployment)
-    shutil.copytree(template_dir, out_dir, dirs_exist_ok=True)
-    write_files(out_dir, items, {obj.path or "" for obj in changed})
+    copy_package(template_dir, out_dir)
+    write_package(out_dir, items, package.files)
 
 
 def _template_folder(template: str | Path, catalog: Path | None) -> tuple[Path, Path | None]:
@@ -99,7 +96,7 @@ def _parent_id(parent: Path) -> str:
     """The id of the parent deployment package (it must be one: Kptfile and Deployment)."""
     if not (parent / "Kptfile").is_file():
         raise KrmError(f"unknown parent deployment {parent}: not a package folder")
-    objects = read_package(parent)
+    objects = read_package(parent, subpackages=False)
     if find_deployment(objects) is None:
         raise KrmError(
             f"unknown parent deployment {parent}: it has no deployment.nephio.org Deployment"
@@ -151,9 +148,7 @@ def _deployment(items: Items, template_id: str, site_id: str | None) -> KubeObje
     if deployment is None:
         deployment = new_deployment()
         items.append(deployment)
-    for key in (PREPARED, APPROVED):
-        if key in deployment.annotations:
-            del deployment.annotations[key]  # merged content: the new package is prepared anew
+    clear_marks(deployment)  # merged content: the new package is prepared anew
     deployment.set("spec.templateId", template_id)
     if site_id:
         deployment.set("spec.siteId", site_id)

@@ -6,7 +6,15 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from krmlib import ConfigError, Items, KrmError, KubeObject, read_files
+from krmlib import (
+    ConfigError,
+    Items,
+    KrmError,
+    KubeObject,
+    check_readable,
+    read_objects,
+    read_roots,
+)
 
 from .config import Config
 
@@ -37,7 +45,7 @@ def read_inputs(config: Config, items: Items, function_config: KubeObject | None
     objects = [_inline(data, index, function_config) for index, data in enumerate(config.resources)]
     if not config.files:
         return Inputs(objects, len(objects))
-    base, where = package_folder(items)
+    base, where, folder = package_folder(items)
     package_files: list[str] = []
     for index, name in enumerate(config.files):
         path = base / name
@@ -50,14 +58,11 @@ def read_inputs(config: Config, items: Items, function_config: KubeObject | None
                 field=field,
             )
         try:
-            found = read_files([str(path)])
+            resolved = check_readable(path, read_roots(folder), "merge file")
+            found = read_objects(resolved)
         except KrmError as exc:
             raise ConfigError(
                 f"merge file {name!r}: {exc}", obj=function_config, field=field
-            ) from None
-        except OSError as exc:
-            raise ConfigError(
-                f"merge file {name!r}: {exc.strerror}", obj=function_config, field=field
             ) from None
         if not found:
             raise ConfigError(
@@ -70,16 +75,17 @@ def read_inputs(config: Config, items: Items, function_config: KubeObject | None
     return Inputs(objects, len(config.resources), tuple(package_files))
 
 
-def package_folder(items: Items) -> tuple[Path, str]:
-    """The package folder kpt names on every item in exec mode, else the current folder."""
+def package_folder(items: Items) -> tuple[Path, str, Path | None]:
+    """The package folder kpt names on every item in exec mode, else the current folder (and
+    the package folder alone, None when kpt named none)."""
     kptfile = items.kptfile
     candidates = [kptfile] if kptfile is not None else []
     candidates.extend(items)
     for obj in candidates:
         folder = obj.package_path
         if folder:
-            return Path(folder), "the package folder"
-    return Path.cwd(), "the current folder (no item carries kpt's package-path)"
+            return Path(folder), "the package folder", Path(folder)
+    return Path.cwd(), "the current folder (no item carries kpt's package-path)", None
 
 
 def _inline(data: dict[str, object], index: int, function_config: KubeObject | None) -> KubeObject:

@@ -14,9 +14,7 @@ from pathlib import Path
 import yaml
 from krmfn.tko import find_deployment, is_approved, is_prepared, metadata_of
 
-from krmlib import KrmError
-
-from .package import read_package
+from krmlib import KrmError, read_package
 
 USAGE = """usage: krmfn deployments list ROOT [--prepared | --unprepared]
          [--approved | --unapproved] [--template PATTERN] [--site PATTERN] [--parent ID]
@@ -74,7 +72,7 @@ def rows_under(root: Path, catalog: Path | None) -> list[Row]:
             continue
         if skip is not None and folder.resolve().is_relative_to(skip):
             continue
-        objects = read_package(folder)
+        objects = read_package(folder, subpackages=False)
         deployment = find_deployment(objects)
         if deployment is None:
             continue

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -18,15 +20,14 @@ from krmfn.tko import (
 )
 
 from krmlib import (
-    ANN_INDEX,
-    ANN_LEGACY_INDEX,
     Items,
     KrmError,
     KubeObject,
     Results,
+    check_readable,
     default_file_name,
     is_kptfile,
-    read_files,
+    read_package,
 )
 
 KINDS = {"templates": "Template", "sites": "Site"}
@@ -87,13 +88,38 @@ class Catalog:
             self.sites = entries
 
 
-def load_catalog(folder: Path | None, inline: Iterable[KubeObject], results: Results) -> Catalog:
+# A folder's entries and the warnings reading it gave, while a command reads the catalog once
+# for every package (``cached_catalogs``); outside it every call reads the folder.
+_Read = tuple[list[CatalogEntry], list[tuple[str, str]]]
+_CACHE: ContextVar[dict[Path, _Read] | None] = ContextVar("krmfn_catalog_cache", default=None)
+
+
+@contextmanager
+def cached_catalogs() -> Iterator[None]:
+    """Within the block each catalog folder is read once (``krmfn prepare-all``: the catalog
+    does not change while the tree is prepared)."""
+    token = _CACHE.set({})
+    try:
+        yield
+    finally:
+        _CACHE.reset(token)
+
+
+def load_catalog(
+    folder: Path | None,
+    inline: Iterable[KubeObject],
+    results: Results,
+    roots: Sequence[Path] | None = None,
+) -> Catalog:
     """The catalog from a folder (``templates/``, ``sites/``) and inline items (both may be
-    given; an inline entry wins over a folder entry with the same id)."""
+    given; an inline entry wins over a folder entry with the same id). With ``roots`` the folder
+    must lie inside one of them after symbolic links (see ``krmlib.check_readable``)."""
     found: dict[str, dict[str, CatalogEntry]] = {"templates": {}, "sites": {}}
     if folder is not None:
+        if roots is not None:
+            folder = check_readable(folder, roots, "catalog")
         for section, entries in found.items():
-            for entry in _folder_entries(folder / section, results, found["templates"]):
+            for entry in _cached_entries(folder / section, results, found["templates"]):
                 entries[entry.id] = entry
     for obj in inline:
         for section, kind in KINDS.items():
@@ -103,22 +129,37 @@ def load_catalog(folder: Path | None, inline: Iterable[KubeObject], results: Res
     return Catalog(list(found["templates"].values()), list(found["sites"].values()))
 
 
-def _folder_entries(
+def _cached_entries(
     folder: Path, results: Results, templates: Mapping[str, CatalogEntry]
 ) -> list[CatalogEntry]:
+    cache = _CACHE.get()
+    key = folder.resolve()
+    read = cache.get(key) if cache is not None else None
+    if read is None:
+        read = _folder_entries(folder, templates)
+        if cache is not None:
+            cache[key] = read
+    entries, warnings = read
+    for message, file in warnings:
+        results.warning(message, file=file)
+    return entries
+
+
+def _folder_entries(folder: Path, templates: Mapping[str, CatalogEntry]) -> _Read:
     if not folder.is_dir():
-        return []
+        return [], []
     roots: list[Path] = []
     for found in sorted(folder.rglob("Kptfile")):
         pkg = found.parent
         if not any(pkg.is_relative_to(root) for root in roots):
             roots.append(pkg)
     entries = []
+    warnings: list[tuple[str, str]] = []
     for pkg in roots:
         try:
             objects = read_package(pkg)
         except KrmError as exc:
-            results.warning(f"catalog package {pkg.name} skipped: {exc}", file=str(pkg.name))
+            warnings.append((f"catalog package {pkg.name} skipped: {exc}", str(pkg.name)))
             continue
         kptfile = next((o for o in objects if is_kptfile(o) and o.path == "Kptfile"), None)
         labels = dict(kptfile.labels) if kptfile is not None else {}
@@ -129,17 +170,19 @@ def _folder_entries(
         if base_id:
             base = templates.get(base_id)
             if base is None:
-                results.warning(
-                    f"catalog package {pkg.name}: its template {base_id} "
-                    f"({ANN_CATALOG_TEMPLATE}) is not in the catalog; skipped",
-                    file=str(pkg.name),
+                warnings.append(
+                    (
+                        f"catalog package {pkg.name}: its template {base_id} "
+                        f"({ANN_CATALOG_TEMPLATE}) is not in the catalog; skipped",
+                        str(pkg.name),
+                    )
                 )
                 continue
             entry = with_template(entry_id, base, objects, metadata)
         else:
             entry = CatalogEntry(entry_id, metadata, _loader(objects))
         entries.append(entry)
-    return entries
+    return entries, warnings
 
 
 def with_template(
@@ -155,18 +198,12 @@ def with_template(
 
 
 def _loader(objects: list[KubeObject]) -> Callable[[], list[KubeObject]]:
+    texts = [o.to_yaml() for o in objects]
+
     def load() -> list[KubeObject]:
-        return [o.copy() for o in objects]
+        return [KubeObject.from_yaml(text) for text in texts]  # independent, parsed when read
 
     return load
-
-
-def read_package(pkg: Path) -> list[KubeObject]:
-    """A package's objects with paths (and indexes) relative to it, subpackages included."""
-    try:
-        return read_files([str(pkg)])
-    except OSError as exc:
-        raise KrmError(f"cannot read {pkg}: {exc}") from None
 
 
 def _inline_entry(obj: KubeObject, section: str) -> CatalogEntry:
@@ -188,22 +225,15 @@ def _inline_entry(obj: KubeObject, section: str) -> CatalogEntry:
             name = "Kptfile" if is_kptfile(item) else default_file_name(item.kind, item.name)
             item.set_path(name)
         objects.append(item)
-    metadata = entry_metadata(objects, obj.labels)
-
-    def load() -> list[KubeObject]:
-        return [o.copy() for o in objects]
-
-    return CatalogEntry(entry_id, metadata, load)
+    return CatalogEntry(entry_id, entry_metadata(objects, obj.labels), _loader(objects))
 
 
 __all__ = [
     "ANN_CATALOG_ID",
-    "ANN_INDEX",
-    "ANN_LEGACY_INDEX",
     "TKO_API",
     "Catalog",
     "CatalogEntry",
+    "cached_catalogs",
     "entry_metadata",
     "load_catalog",
-    "read_package",
 ]

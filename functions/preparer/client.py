@@ -15,9 +15,9 @@ from krmfn.tko import (
     new_child,
 )
 
-from krmlib import Items, KrmError, KubeObject, Results, is_kptfile
+from krmlib import Items, KrmError, KubeObject, Results, is_kptfile, read_package, write_package
 
-from .catalog import Catalog, CatalogEntry, entry_metadata, read_package, with_template
+from .catalog import Catalog, CatalogEntry, entry_metadata, with_template
 from .package import PackageView
 
 PROVISIONED = "provisioned"
@@ -150,18 +150,14 @@ class DataClient:
 
 def _write_package(folder: Path, objects: Sequence[KubeObject]) -> None:
     """A new package folder, one file per path, documents joined by ``---``."""
-    files: dict[str, list[str]] = {}
+    placed = []
     for obj in objects:
         copy = obj.copy()
-        rel = "Kptfile" if is_kptfile(copy) else copy.path or "resources.yaml"
-        for key in [k for k in copy.annotations if k.startswith(("internal.", "config."))]:
-            if key != "config.kubernetes.io/local-config":
-                del copy.annotations[key]
-        files.setdefault(rel, []).append(copy.to_yaml())
+        copy.set_path("Kptfile" if is_kptfile(copy) else copy.path or "resources.yaml")
+        placed.append(copy)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        for rel, docs in files.items():
-            (folder / rel).write_text("---\n".join(docs), encoding="utf-8")
+        write_package(folder, placed)  # paths checked, kpt's annotations left out
     except OSError as exc:
         raise KrmError(f"cannot register the site package {folder}: {exc}") from None
 

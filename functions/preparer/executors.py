@@ -9,6 +9,7 @@ import contextvars
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -18,9 +19,17 @@ from typing import Any
 
 import yaml
 from krmfn.tko import is_prepared
-from krmfn.tko.merge import is_kpt_internal
 
-from krmlib import Items, KrmError, KubeObject, ResourceList
+from krmlib import (
+    Items,
+    KrmError,
+    KubeObject,
+    ResourceList,
+    check_readable,
+    content_of,
+    is_kpt_internal,
+    read_roots,
+)
 
 from .config import PluginSpec
 from .plugins import Outcome, PluginContext, resolve_upward
@@ -59,7 +68,9 @@ def exec_command(spec: PluginSpec, root: Path | None) -> list[str]:
             where = f"from {root} upwards" if root else "in the working directory"
             raise KrmError(f"{spec.label}: {program} not found {where}")
         program = str(found)
-    elif "/" not in program:
+    if "/" in program:  # a file the config names: inside the package tree (or allowed)
+        check_readable(Path(program), read_roots(root), f"{spec.label}: program")
+    else:
         program = shutil.which(program) or program
     argv[0] = program
     if program.endswith(".py"):
@@ -73,16 +84,14 @@ def _run(ctx: PluginContext, argv: list[str], stdin: str) -> tuple[str, str]:
     spec = ctx.spec
     name = _name(ctx)
     try:
-        done = subprocess.run(
-            argv,
-            input=stdin.encode(),
-            capture_output=True,
-            timeout=spec.timeout,
-            check=False,
-            cwd=str(ctx.root) if ctx.root is not None else None,
+        done = run_in_group(
+            argv, stdin.encode(), spec.timeout, str(ctx.root) if ctx.root is not None else None
         )
     except subprocess.TimeoutExpired:
-        raise KrmError(f"{name}: timed out after {spec.timeout:g}s", obj=ctx.target) from None
+        raise KrmError(
+            f"{name}: timed out after {spec.timeout:g}s (killed with its process group)",
+            obj=ctx.target,
+        ) from None
     except OSError as exc:
         raise KrmError(f"{name}: cannot run {argv[0]}: {exc.strerror}", obj=ctx.target) from None
     stdout = done.stdout.decode("utf-8", errors="replace")
@@ -91,6 +100,29 @@ def _run(ctx: PluginContext, argv: list[str], stdin: str) -> tuple[str, str]:
         why = "; ".join(_result_errors(stdout)) or _tail(stderr) or "no message"
         raise KrmError(f"{name}: exit code {done.returncode}: {why}", obj=ctx.target)
     return stdout, stderr
+
+
+def run_in_group(
+    argv: list[str], data: bytes, timeout: float, cwd: str | None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``argv`` in a process group of its own; on timeout the whole group is killed (no
+    child the plugin started keeps running) and ``TimeoutExpired`` is raised."""
+    with subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=cwd,
+        start_new_session=True,
+    ) as proc:
+        try:
+            out, err = proc.communicate(data, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise
+        return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 def _name(ctx: PluginContext) -> str:
@@ -162,7 +194,7 @@ def run_tko(ctx: PluginContext) -> Outcome:
             "logFile": str(log_file),
             "logAddressPort": "",
             "deploymentId": ctx.client.deployment_id(),
-            "deploymentPackage": [_plain(o) for o in own],
+            "deploymentPackage": [content_of(o) for o in own],
             "targetResourceIdentifier": {
                 "group": group,
                 "version": target.version,
@@ -202,17 +234,6 @@ def run_tko(ctx: PluginContext) -> Outcome:
     )
 
 
-def _plain(obj: KubeObject) -> dict[str, Any]:
-    data = obj.to_dict()
-    annotations = data.get("metadata", {}).get("annotations")
-    if isinstance(annotations, dict):
-        for key in [k for k in annotations if is_kpt_internal(str(k))]:
-            del annotations[key]
-        if not annotations:
-            del data["metadata"]["annotations"]
-    return data
-
-
 def _find(objects: list[KubeObject], like: KubeObject) -> KubeObject | None:
     key = (like.api_version, like.kind, like.name)
     return next((o for o in objects if (o.api_version, o.kind, o.name) == key), None)
@@ -238,7 +259,7 @@ def _replace_own(ctx: PluginContext, own: list[KubeObject], new: list[KubeObject
             result.append(obj)
             continue
         data = obj.to_dict()
-        if _plain(old) != data:
+        if content_of(old) != data:
             for key in [k for k in old.to_dict() if k not in data]:
                 old.delete((key,))
             for key, value in data.items():

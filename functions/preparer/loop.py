@@ -22,7 +22,7 @@ from krmfn.tko import (
     prepare_mode,
 )
 
-from krmlib import KrmError, KubeObject, ResourceList
+from krmlib import KrmError, KubeObject, ResourceList, read_roots
 
 from .catalog import Catalog, load_catalog
 from .client import DataClient
@@ -108,7 +108,7 @@ def process(rl: ResourceList, config: Config) -> None:
         return
     registry = Registry(config)
     inline = [o for o in own if o.group == TKO_API.split("/")[0]]
-    catalog = load_catalog(folder, inline, rl.results)
+    catalog = load_catalog(folder, inline, rl.results, read_roots(view.root))
     if not check_placements(own, catalog, registry.is_builtin_placement, rl.results):
         return
     loop = Loop(rl, config, registry, catalog, folder)

@@ -51,12 +51,12 @@ class PackageView:
 
     def subpackage_of(self, obj: KubeObject) -> str | None:
         """The subpackage folder (relative) an item lives in, or None for the root's items."""
-        file = self.file_of(obj)
-        best: str | None = None
-        for sub in self.subpackages:
-            if file.startswith(sub + "/") and (best is None or len(sub) > len(best)):
-                best = sub
-        return best
+        folder = posixpath.dirname(self.file_of(obj))
+        while folder:  # the deepest folder of the file's path that is a subpackage
+            if folder in self.subpackages:
+                return folder
+            folder = posixpath.dirname(folder)
+        return None
 
     def own(self, items: Items) -> list[KubeObject]:
         return [o for o in items if self.subpackage_of(o) is None]

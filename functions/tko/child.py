@@ -14,20 +14,17 @@ from krmlib import (
     Results,
     default_file_name,
     is_kptfile,
+    without_kpt_internal,
 )
 
-from .annotations import APPROVED, PREPARED
-from .merge import is_kpt_internal, merge_resources
+from .annotations import clear_marks
+from .merge import merge_resources
 from .resources import ANN_CATALOG_ID, find_deployment, new_deployment
 
 
 def detached_copy(obj: KubeObject) -> KubeObject:
     """A copy without kpt's location and id annotations (for use in another package)."""
-    copy = obj.copy()
-    annotations = copy.annotations
-    for key in [k for k in annotations if is_kpt_internal(k)]:
-        del annotations[key]
-    return copy
+    return without_kpt_internal(obj)
 
 
 def new_child(
@@ -45,7 +42,7 @@ def new_child(
     ``from_package``), its Kptfile named after the folder without the catalog id, and its
     Deployment resource with ``spec`` (empty values left out), not prepared nor approved.
     Documents are numbered per file. Nothing given is changed."""
-    target = Items(o.copy() for o in template)
+    target = Items(KubeObject.from_yaml(o.to_yaml()) for o in template)  # lazy copies
     merge_resources(
         target,
         [detached_copy(o) for o in merge],
@@ -58,9 +55,7 @@ def new_child(
     if deployment is None:
         deployment = new_deployment()
         objects.append(deployment)
-    for key in (PREPARED, APPROVED):
-        if key in deployment.annotations:
-            del deployment.annotations[key]
+    clear_marks(deployment)
     deployment.merge("spec", {k: v for k, v in spec.items() if v})
     name = posixpath.basename(folder)
     for obj in objects:

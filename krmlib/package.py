@@ -1,0 +1,530 @@
+"""kpt packages on disk: read a package folder into items, write items back, read named files.
+
+One place knows kpt's rules for a package on disk:
+
+- which files belong to it (``*.yaml``, ``*.yml`` and ``Kptfile``; hidden files and folders and
+  symbolic links left out, as kpt leaves them out; subpackages optional), in kpt's walk order;
+- the annotations kpt gives every item it reads (path and index, new and legacy spelling, and the
+  package folder) and the list of kpt-internal annotations (:func:`is_kpt_internal`), which a
+  file on disk never carries;
+- how items go back to files: one file per path annotation, documents in index order joined by
+  ``---``, an unchanged document written as its original text, paths checked and never outside
+  the package (symbolic links that leave it refused);
+- which files a function or command may read when a config names them (:func:`read_named_file`):
+  regular files inside the package tree or the root given on the command line, or a place the
+  person running the command allowed with ``KRMFN_ALLOW_READ``.
+
+Files are split into documents without parsing them (a document is parsed only when read, and
+written back as its text when nothing changed it), so reading a big tree costs little more than
+reading its bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import _yaml
+from ._yaml import MAX_INPUT, check_bounds
+from .collection import is_kptfile
+from .errors import InputError, KrmError
+from .object import (
+    ANN_INDEX,
+    ANN_LEGACY_INDEX,
+    ANN_LEGACY_PATH,
+    ANN_PACKAGE_PATH,
+    ANN_PATH,
+    KubeObject,
+)
+from .pkgpath import check_relative_path, default_file_name
+
+ANN_ID = "internal.config.kubernetes.io/id"
+ANN_LEGACY_ID = "config.k8s.io/id"
+# kpt's bookkeeping annotations: where an item came from and its identity in one run. They
+# belong to one package and one run, never to a file: kpt adds them on read, drops them on write.
+KPT_INTERNAL_KEYS = frozenset({ANN_LEGACY_PATH, ANN_LEGACY_INDEX, ANN_LEGACY_ID})
+KPT_INTERNAL_PREFIXES = ("internal.config.kubernetes.io/", "internal.config.k8s.io/")
+
+ALLOW_READ_ENV = "KRMFN_ALLOW_READ"
+KPTFILE = "Kptfile"
+_REFUSED_TREES = ("/proc", "/sys", "/dev")
+
+__all__ = [
+    "ALLOW_READ_ENV",
+    "ANN_ID",
+    "ANN_LEGACY_ID",
+    "KPT_INTERNAL_KEYS",
+    "KPT_INTERNAL_PREFIXES",
+    "Package",
+    "allowed_read_roots",
+    "command_read_root",
+    "content_of",
+    "is_kpt_internal",
+    "is_package_file",
+    "package_files",
+    "package_tree_root",
+    "read_documents",
+    "read_file",
+    "read_file_text",
+    "read_named_file",
+    "read_objects",
+    "read_package",
+    "read_roots",
+    "safe_target",
+    "without_kpt_internal",
+    "write_package",
+]
+
+
+# --- kpt-internal annotations ------------------------------------------------------------------
+
+
+def is_kpt_internal(key: str) -> bool:
+    """kpt's bookkeeping annotations (file path, index, ids, package folder, seqindent)."""
+    return key in KPT_INTERNAL_KEYS or key.startswith(KPT_INTERNAL_PREFIXES)
+
+
+def without_kpt_internal(obj: KubeObject) -> KubeObject:
+    """A copy of ``obj`` without kpt's internal annotations (for another package or a file)."""
+    text = obj.to_yaml()
+    stripped = _strip_internal_text(text)
+    if stripped is not None and _yaml.load_plain(stripped) == content_of(obj):
+        return KubeObject.from_yaml(stripped)  # kpt's layout: the lines cut from the text
+    copy = KubeObject.from_yaml(text)
+    annotations = copy.annotations
+    for key in [k for k in annotations if is_kpt_internal(k)]:
+        del annotations[key]
+    return copy
+
+
+_ANNOTATIONS_BLOCK = re.compile(
+    r"^metadata:\n(?:  .*\n)*?(  annotations:\n)((?:    \S.*\n)+)", re.M
+)
+_ENTRY = re.compile(r"    ([A-Za-z0-9][A-Za-z0-9._/-]*): [^\n]*\n")
+
+
+def _strip_internal_text(text: str) -> str | None:
+    """``text`` without the kpt-internal lines of its ``metadata.annotations`` block, when the
+    block is in kpt's layout (one ``key: value`` line per entry); None otherwise."""
+    if not text.endswith("\n"):
+        text += "\n"
+    match = _ANNOTATIONS_BLOCK.search(text)
+    if match is None:
+        return None
+    body = match.group(2)
+    entries = body.splitlines(keepends=True)
+    if any(_ENTRY.fullmatch(line) is None for line in entries):
+        return None
+    kept = [line for line in entries if not is_kpt_internal(line.split(":", 1)[0].strip())]
+    if len(kept) == len(entries):
+        return text
+    start, end = (match.start(1), match.end(2)) if not kept else (match.start(2), match.end(2))
+    return text[:start] + "".join(kept) + text[end:]
+
+
+def content_of(obj: KubeObject) -> dict[str, Any]:
+    """The object as plain values without kpt's internal annotations (to compare content)."""
+    data = obj.to_dict()
+    metadata = data.get("metadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    if isinstance(metadata, dict) and isinstance(annotations, dict):
+        kept = {k: v for k, v in annotations.items() if not is_kpt_internal(str(k))}
+        if kept:
+            metadata["annotations"] = kept
+        else:
+            del metadata["annotations"]
+    return data
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+
+def is_package_file(name: str) -> bool:
+    """A file kpt reads as resources: ``*.yaml``, ``*.yml`` or ``Kptfile``."""
+    return name == KPTFILE or name.endswith((".yaml", ".yml"))
+
+
+def package_files(folder: Path, *, subpackages: bool = True) -> list[str]:
+    """The resource files of the package at ``folder`` (relative, ``/``-separated), in kpt's
+    order (a folder's entries by name, depth first). Hidden entries and symbolic links are left
+    out, as kpt leaves them out; ``subpackages=False`` leaves out folders with their own Kptfile.
+    """
+    found: list[str] = []
+
+    def walk(directory: Path, prefix: str) -> None:
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError as exc:
+            raise KrmError(f"cannot read the folder {directory}: {exc.strerror}") from None
+        for entry in entries:
+            if entry.name.startswith(".") or entry.is_symlink():
+                continue
+            rel = f"{prefix}{entry.name}"
+            if entry.is_dir(follow_symlinks=False):
+                if not subpackages and os.path.lexists(os.path.join(entry.path, KPTFILE)):
+                    continue
+                walk(Path(entry.path), rel + "/")
+            elif entry.is_file(follow_symlinks=False) and is_package_file(entry.name):
+                found.append(rel)
+
+    walk(folder, "")
+    return found
+
+
+_MARKER = re.compile(r"^(?:---|\.\.\.)(?=[ \t]|$)", re.M)
+_MARKER_REST = re.compile(r"[ \t]*(?:#.*)?")
+_BLANK_OR_COMMENT = re.compile(r"(?:[ \t]*(?:#[^\n]*)?(?:\n|$))*")
+
+
+def split_documents(text: str) -> list[str] | None:
+    """The documents of a YAML stream as text, cut at its ``---`` lines without parsing; empty
+    documents dropped. None when the stream has directives or markers with content (the caller
+    parses it for real)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if text.startswith("%") or "\n%" in text:
+        return None
+    docs: list[str] = []
+    start = 0
+    for match in _MARKER.finditer(text):
+        line_end = text.find("\n", match.end())
+        line_end = len(text) if line_end < 0 else line_end
+        if match.group(0) == "..." or _MARKER_REST.fullmatch(text, match.end(), line_end) is None:
+            return None  # document end markers, `--- |`, `--- !tag`: unusual; parse for real
+        docs.append(text[start : match.start()])
+        start = line_end + 1
+    docs.append(text[start:])
+    out = []
+    for doc in docs:
+        if _BLANK_OR_COMMENT.fullmatch(doc):
+            continue
+        out.append(doc if doc.endswith("\n") else doc + "\n")
+    return out
+
+
+def read_documents(text: str, where: str) -> list[KubeObject]:
+    """The KRM objects of a file's text (a stream, a v1 List or a ResourceList), each checked
+    as the items of a ResourceList are (apiVersion, kind, metadata.name, path annotations)."""
+    from .resourcelist import ResourceList
+    from .resourcelist import _check_item as check_item
+
+    check_bounds(text)
+    docs = split_documents(text)
+    if docs is None or any(_looks_like_list(doc) for doc in docs):
+        try:
+            objects = list(ResourceList.parse(text).items)
+        except KrmError as exc:
+            raise InputError(f"{where}: {exc}", line=exc.line, file=where) from None
+        return objects
+    objects = [KubeObject.from_yaml(doc) for doc in docs]
+    for index, obj in enumerate(objects):
+        try:
+            check_item(obj, index)
+        except KrmError as exc:
+            raise InputError(f"{where}: {exc.message}", obj=obj, file=where) from None
+    return objects
+
+
+_LIST_KIND = re.compile(r"^kind:[ \t]*['\"]?(?:List|ResourceList)['\"]?[ \t]*(?:#.*)?$", re.M)
+
+
+def _looks_like_list(doc: str) -> bool:
+    return _LIST_KIND.search(doc) is not None
+
+
+def read_file_text(path: Path, where: str | None = None) -> str:
+    """A regular file's text: FIFOs, devices and other special files are refused before they are
+    opened for reading, a file over the input cap before it is read, and the text must be UTF-8."""
+    label = where or str(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise KrmError(f"cannot read {label}: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise KrmError(f"cannot read {label}: not a regular file")
+        if info.st_size > MAX_INPUT:
+            raise KrmError(
+                f"cannot read {label}: {info.st_size} bytes, over the input cap of {MAX_INPUT}"
+            )
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(MAX_INPUT + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_INPUT:
+        raise KrmError(f"cannot read {label}: over the input cap of {MAX_INPUT} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise KrmError(
+            f"{label}: not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from None
+
+
+def read_file(path: Path, rel: str | None = None) -> list[KubeObject]:
+    """The objects of one regular file, with path (``rel``, default the file's name) and index
+    annotations, as kpt gives them."""
+    name = rel or Path(path).name
+    objects = read_documents(read_file_text(Path(path), str(path)), str(path))
+    for index, obj in enumerate(objects):
+        _annotate(obj, name, index, None)
+    return objects
+
+
+def read_objects(path: Path) -> list[KubeObject]:
+    """The objects of a file, or of every resource file of a folder (as :func:`read_package`)."""
+    return read_package(path) if Path(path).is_dir() else read_file(path)
+
+
+def read_package(
+    folder: Path, *, subpackages: bool = True, package_path: bool = False
+) -> list[KubeObject]:
+    """The items of the package at ``folder`` as kpt reads them: every document of every
+    resource file, with path and index annotations (both spellings) relative to ``folder``;
+    ``package_path=True`` also names the folder (``internal.config.kubernetes.io/package-path``)
+    on each item, as ``kpt fn render`` does."""
+    return Package.read(folder, subpackages=subpackages, package_path=package_path).items
+
+
+def _annotate(obj: KubeObject, rel: str, index: int, package: str | None) -> None:
+    annotations = obj.annotations
+    annotations[ANN_PATH] = rel
+    annotations[ANN_LEGACY_PATH] = rel
+    annotations[ANN_INDEX] = str(index)
+    annotations[ANN_LEGACY_INDEX] = str(index)
+    if package is not None and not _insert_package_path(obj, package):
+        annotations[ANN_PACKAGE_PATH] = package
+
+
+def _insert_package_path(obj: KubeObject, package: str) -> bool:
+    """The package-path annotation written into the item's text next to its path annotation, as
+    kpt writes it (single-quoted): an absolute path is no simple scalar for the text splicer, and
+    the round trip would parse every item of the tree."""
+    src = obj._src
+    if obj._node is not None or src is None or not _PLAIN_PATH.fullmatch(package):
+        return False
+    found = list(_PATH_LINE.finditer(src))
+    if len(found) != 1:
+        return False
+    at = found[0]
+    line = f"{at.group(1)}{ANN_PACKAGE_PATH}: '{package}'\n"
+    obj._src = src[: at.start()] + line + src[at.start() :]
+    obj._plain = None
+    obj._header = None
+    obj._scanned = {}
+    obj._spliced = True
+    return obj.annotations.get(ANN_PACKAGE_PATH) == package
+
+
+_PATH_LINE = re.compile(r"^( +)internal\.config\.kubernetes\.io/path: ", re.M)
+_PLAIN_PATH = re.compile(r"/[A-Za-z0-9._/+@-]*")
+
+
+@dataclass
+class _Original:
+    """One document as read: its text, and the annotated text the item had after reading."""
+
+    text: str
+    annotated: str
+
+
+@dataclass
+class Package:
+    """A package read from disk: its items, and what each file held (to write back only what
+    changed, unchanged documents as their original text)."""
+
+    folder: Path
+    items: list[KubeObject]
+    files: dict[str, list[_Original]] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, folder: Path, *, subpackages: bool = True, package_path: bool = False) -> Package:
+        folder = Path(folder)
+        items: list[KubeObject] = []
+        files: dict[str, list[_Original]] = {}
+        package = str(folder.resolve()) if package_path else None
+        for rel in package_files(folder, subpackages=subpackages):
+            text = read_file_text(folder / rel, rel)
+            objects = read_documents(text, rel)
+            originals = files.setdefault(rel, [])
+            for index, obj in enumerate(objects):
+                original = obj.to_yaml()
+                _annotate(obj, rel, index, package)
+                originals.append(_Original(original, obj.to_yaml()))
+                items.append(obj)
+        return cls(folder, items, files)
+
+    def kptfile(self) -> KubeObject | None:
+        """The package's own Kptfile (at path ``Kptfile``)."""
+        return next((o for o in self.items if is_kptfile(o) and o.path == KPTFILE), None)
+
+    def file_of(self, obj: KubeObject) -> str:
+        """The file an item goes to, relative to the package folder (checked)."""
+        path = obj.path or default_file_name(obj.kind, obj.name)
+        owner = obj.package_path
+        if owner and Path(owner).resolve() != self.folder.resolve():
+            base = os.path.relpath(Path(owner).resolve(), self.folder.resolve())
+            path = f"{Path(base).as_posix()}/{path}"
+        return check_relative_path(path, obj)
+
+    def write(self, items: Iterable[KubeObject], *, dry_run: bool = False) -> list[str]:
+        """Write ``items`` back; files whose documents did not change are left alone, files that
+        lost every item are removed. Returns the files written or removed (relative). Every
+        target is checked before anything is written; ``dry_run`` only checks and tells."""
+        return write_package(self.folder, items, self.files, dry_run=dry_run)
+
+
+def write_package(
+    folder: Path,
+    items: Iterable[KubeObject],
+    originals: dict[str, list[_Original]] | None = None,
+    *,
+    dry_run: bool = False,
+) -> list[str]:
+    """Write ``items`` into the package at ``folder`` by their path annotations (documents in
+    index order, kpt's internal annotations left out). ``originals`` (from :class:`Package`):
+    what was read, so unchanged files stay untouched and files left without items are removed;
+    without it every file named by an item is written. Returns the files written or removed."""
+    folder = Path(folder)
+    view = Package(folder, [], {})
+    groups: dict[str, list[tuple[int, int, KubeObject]]] = {}
+    for order, obj in enumerate(items):
+        rel = view.file_of(obj)
+        groups.setdefault(rel, []).append((_index(obj), order, obj))
+    known = originals or {}
+    plan: list[tuple[str, str | None]] = []  # (file, new text; None: remove it)
+    for rel, entries in groups.items():
+        entries.sort(key=lambda e: (e[0], e[1]))
+        old = known.get(rel, [])
+        texts: list[str] = []
+        same = len(entries) == len(old)
+        for number, (index, _order, obj) in enumerate(entries):
+            before = old[index] if 0 <= index < len(old) else None
+            text = _text_for(obj, before)
+            same = same and before is not None and index == number and text == before.text
+            texts.append(text)
+        if not same:
+            plan.append((rel, "---\n".join(texts)))
+    plan.extend((rel, None) for rel in known if rel not in groups)
+    targets = [(rel, safe_target(folder, rel), text) for rel, text in plan]
+    for rel, target, content in [] if dry_run else targets:
+        if content is None:
+            target.unlink(missing_ok=True)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        safe_target(folder, rel)  # the folders made just now: still inside
+        _write_text(target, content)
+    return sorted(rel for rel, _target, _text in targets)
+
+
+def _write_text(target: Path, text: str) -> None:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(target, flags, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+        handle.write(text)
+
+
+def _text_for(obj: KubeObject, before: _Original | None) -> str:
+    """The document's text on disk: the original when the content is the same."""
+    if before is not None:
+        current = obj.to_yaml()
+        if current == before.annotated:
+            return before.text
+        if content_of(obj) == content_of(KubeObject.from_yaml(before.text)):
+            return before.text
+    return without_kpt_internal(obj).to_yaml()
+
+
+def _index(obj: KubeObject) -> int:
+    annotations = obj.annotations
+    raw = annotations.get(ANN_INDEX) or annotations.get(ANN_LEGACY_INDEX)
+    return int(raw) if raw and raw.isdigit() else 1 << 30
+
+
+# --- confinement --------------------------------------------------------------------------------
+
+
+def safe_target(root: Path, rel: str) -> Path:
+    """``root/rel`` to write or remove, after checking that it stays inside ``root``: ``rel`` is
+    a clean relative path, and no existing part of it is a symbolic link leaving ``root`` (the
+    file itself must not be a link at all)."""
+    clean = check_relative_path(rel)
+    base = Path(root).resolve()
+    target = base / clean
+    if target.is_symlink():
+        raise KrmError(f"{clean}: a symbolic link; refused to write through it")
+    if not target.resolve().is_relative_to(base):
+        raise KrmError(f"{clean}: leaves {root} through a symbolic link; refused")
+    return target
+
+
+def package_tree_root(folder: Path) -> Path:
+    """The outermost folder of the package tree ``folder`` belongs to: ``folder`` and each
+    parent as long as the parent has a Kptfile too (kpt's nested packages)."""
+    current = Path(folder).resolve()
+    while current.parent != current and (current.parent / KPTFILE).is_file():
+        current = current.parent
+    return current
+
+
+_COMMAND_ROOTS: ContextVar[tuple[Path, ...]] = ContextVar("krmfn_command_roots", default=())
+
+
+@contextmanager
+def command_read_root(*roots: Path) -> Iterator[None]:
+    """Within the block, files under ``roots`` may be read too: the folders the person running a
+    command named on its command line (``krmfn prepare-all ROOT``, ``--catalog DIR``)."""
+    token = _COMMAND_ROOTS.set(_COMMAND_ROOTS.get() + tuple(Path(r).resolve() for r in roots))
+    try:
+        yield
+    finally:
+        _COMMAND_ROOTS.reset(token)
+
+
+def read_roots(package_folder: Path | str | None) -> list[Path]:
+    """Where a function may read the files its config names: the package tree of the package
+    folder kpt gives (``package-path``), else the working directory."""
+    if package_folder:
+        return [package_tree_root(Path(package_folder))]
+    return [Path.cwd().resolve()]
+
+
+def allowed_read_roots(roots: Sequence[Path], environ: dict[str, str] | None = None) -> list[Path]:
+    """Where named files may be read from: ``roots`` (the package tree, the command's root) and
+    every path of ``KRMFN_ALLOW_READ`` (``os.pathsep``-separated, set by the person running the
+    command; relative paths from the working directory)."""
+    env = os.environ if environ is None else environ
+    extra = [Path(p) for p in env.get(ALLOW_READ_ENV, "").split(os.pathsep) if p.strip()]
+    return [p.resolve() for p in [*roots, *_COMMAND_ROOTS.get(), *extra]]
+
+
+def check_readable(path: Path, roots: Sequence[Path], what: str) -> Path:
+    """``path`` after symbolic links, if it lies inside one of ``roots`` (see
+    :func:`allowed_read_roots`); else an error telling how to allow it."""
+    resolved = Path(path).resolve()
+    if any(resolved.is_relative_to(tree) for tree in _REFUSED_TREES):
+        raise KrmError(f"{what} {path}: a special file system ({resolved}); refused")
+    allowed = allowed_read_roots(roots)
+    if not any(resolved == r or resolved.is_relative_to(r) for r in allowed):
+        where = " or ".join(str(r) for r in allowed[: len(roots)]) or "(none)"
+        raise KrmError(
+            f"{what} {path} resolves to {resolved}, outside {where}; a config may only name "
+            f"files inside the package tree or the command's root. To allow it, the person "
+            f"running the command sets {ALLOW_READ_ENV}={resolved.parent}"
+        )
+    return resolved
+
+
+def read_named_file(path: Path, roots: Sequence[Path], what: str) -> str:
+    """The text of a file a config names: confined to ``roots`` (after symbolic links), a regular
+    file, within the input cap."""
+    resolved = check_readable(path, roots, what)
+    return read_file_text(resolved, f"{what} {path}")
