@@ -140,7 +140,7 @@ def approve(folder: Path) -> str:
     if is_approved(deployment):
         return "already approved"
     deployment.annotations[APPROVED] = TRUE
-    package.write(package.items)
+    package.write(package.items)  # only the Deployment's file changes
     return "approved"
 
 
