@@ -46,6 +46,7 @@ if TYPE_CHECKING:
         get_conditions,
         get_readiness_gates,
         remove_condition,
+        remove_readiness_gate,
         set_condition,
     )
     from .models import did_you_mean
@@ -109,6 +110,7 @@ _WHERE = {
     "get_conditions": "kptfile",
     "get_readiness_gates": "kptfile",
     "remove_condition": "kptfile",
+    "remove_readiness_gate": "kptfile",
     "set_condition": "kptfile",
     "did_you_mean": "models",
     "ANN_INDEX": "object",
@@ -209,6 +211,7 @@ __all__ = [
     "read_package",
     "read_roots",
     "remove_condition",
+    "remove_readiness_gate",
     "run",
     "run_resource_list",
     "run_text",

@@ -34,7 +34,39 @@ def emit(data: dict[str, Any]) -> str | None:
     return "".join(out)
 
 
+def emit_item(data: dict[str, Any]) -> str | None:
+    """``data`` as an entry of a ResourceList's ``items`` (what ``doc_to_item(emit(data))``
+    gives, written directly), or None when unsure."""
+    if not data:
+        return None
+    out: list[str] = []
+    try:
+        _map(data, 2, out, first_prefix="- ")
+    except _Unsure:
+        return None
+    return "".join(out)
+
+
+# Keys and strings repeat across thousands of new objects ("apiVersion", "v1", label values):
+# what each is written as is remembered (bounded, so unique names do not pile up).
+_MEMO_LIMIT = 4096
+_KEYS: dict[str, str] = {}
+_STRINGS: dict[str, str] = {}
+
+
 def _scalar(value: Any) -> str:
+    if type(value) is str:
+        text = _STRINGS.get(value)
+        if text is None:
+            text = _scalar_text(value)
+            if len(_STRINGS) >= _MEMO_LIMIT:
+                _STRINGS.clear()
+            _STRINGS[value] = text
+        return text
+    return _scalar_text(value)
+
+
+def _scalar_text(value: Any) -> str:
     if value is True:
         return "true"
     if value is False:
@@ -85,8 +117,13 @@ def _plain_allowed(value: str) -> bool:
 
 
 def _key(key: Any) -> str:
+    if type(key) is str and key in _KEYS:
+        return key
     if not isinstance(key, str) or not _KEY.match(key) or needs_quotes(key):
         raise _Unsure
+    if len(_KEYS) >= _MEMO_LIMIT:
+        _KEYS.clear()
+    _KEYS[key] = key
     return key
 
 

@@ -13,8 +13,10 @@ from typing import Any, TypeVar
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.constructor import RoundTripConstructor
+from ruamel.yaml.error import CommentMark
 from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, PlainScalarString
+from ruamel.yaml.tokens import CommentToken
 
 from ._scalars import StyledBool, StyledNull, needs_quotes
 from .errors import InputError
@@ -167,3 +169,43 @@ def restyle(old: Any, new: Any) -> Any:
 
 def new_map() -> Any:
     return CommentedMap()
+
+
+def _trailing_holder(node: Any) -> tuple[Any, Any] | None:
+    """The (map, key) whose comment slot holds what follows ``node``'s last line: the deepest
+    last key of a block map (None for anything else)."""
+    holder = None
+    while isinstance(node, CommentedMap) and len(node):
+        key = list(node)[-1]
+        holder = (node, key)
+        node = node[key]
+    return holder
+
+
+def add_key(parent: Any, key: Any, value: Any) -> None:
+    """``parent[key] = value`` for a new key of a round-trip map, keeping full-line comments
+    that stood after the map's old last entry where they were: below the new entry, above
+    whatever followed the map (ruamel keeps them on the old last key, so a new key would go
+    under them; issue 15.9)."""
+    holder = _trailing_holder(parent) if key not in parent else None
+    parent[key] = value
+    if holder is None:
+        return
+    old_map, old_key = holder
+    slot = old_map.ca.items.get(old_key)
+    token = slot[2] if slot and len(slot) > 2 else None
+    text = getattr(token, "value", None)
+    if token is None or not isinstance(text, str) or "\n" not in text:
+        return
+    line_end = text.index("\n") + 1
+    rest = text[line_end:]
+    if not rest:
+        return
+    if text[:line_end].strip():
+        token.value = text[:line_end]
+    else:
+        slot[2] = None
+    target = _trailing_holder(value) if isinstance(value, CommentedMap) else None
+    new_map_, new_key = target if target is not None else (parent, key)
+    new_slot = new_map_.ca.items.setdefault(new_key, [None, None, None, None])
+    new_slot[2] = CommentToken("\n" + rest, CommentMark(0), None)

@@ -63,13 +63,14 @@ _HEAD_KEYS = frozenset(("apiVersion", "kind", "name", "namespace"))
 _HEAD_FIELDS = ("apiVersion", "kind", "metadata.name", "metadata.namespace")
 
 
-@dataclass
+@dataclass(slots=True)
 class Head:
     """What the pass saw of one item: header strings, where it starts, what was wrong."""
 
     line: int  # 1-based line of the item's first node
     start: int = 0  # its offset in the text
     values: list[str | None] = field(default_factory=lambda: [None, None, None, None])
+    strings: dict[str, str] | None = None  # shared by the items: one "v1", one "ConfigMap"
     problem: tuple[str, str, int] | None = None  # (field, what it is, line)
 
     def header(self) -> tuple[str, str, str, str] | None:
@@ -93,7 +94,6 @@ class Outline:
     """What the pass learned about the input's shape."""
 
     documents: int = 0
-    root_kind: str | None = None  # the first document's kind, when a string
     items: list[Head] = field(default_factory=list)  # the first document's items[*]
     docs: list[Head] = field(default_factory=list)  # each document's root, as an item
     config: str = "absent"  # functionConfig: absent, null, mapping, or what else it is
@@ -240,6 +240,8 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
     head: Head | None = None  # the item whose header is being read
     head_level = 1
     documents = 0
+    depth = 0  # len(stack), kept as a number (read on every event)
+    strings: dict[str, str] = {}
     while True:
         event = get()
         kind = type(event)
@@ -258,41 +260,42 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
                 keys.add(unique)
                 key = value
                 want_key = False
-                if len(stack) == 1 and documents == 1:
+                if depth == 1 and documents == 1:
                     outline.sections.append((event.start_mark.line + 1, value))
                 continue
             if len(value) > max_digits and event.implicit[0] and _INT.match(value):
                 raise _Refused(f"integer with more than {max_digits} digits", event.start_mark)
             if keys is not None:
                 want_key = True
-                if key in head_keys and head is not None:
-                    _note_head(head, head_level, len(stack), key, stack, event)
-                elif key == "functionConfig" and len(stack) == 1 and documents == 1:
+                if depth <= head_level + 1 and key in head_keys and head is not None:
+                    _note_head(head, head_level, depth, key, stack, event)
+                elif depth == 1 and key == "functionConfig" and documents == 1:
                     _note_config(outline, event)
             else:
                 count += 1
-                if len(stack) == 2 and documents == 1 and stack[1][2] == "items":
+                if depth == 2 and documents == 1 and stack[1][2] == "items":
                     outline.items.append(Head(event.start_mark.line + 1, event.start_mark.index))
             continue
         if kind is map_start or kind is seq_start:
             mark = event.start_mark
             if event.tag is not None:
                 _refuse_tag(event.tag, mark)
-            level = len(stack)
+            level = depth
+            depth += 1
             if keys is not None:
                 if want_key:  # a complex key: allowed, not compared; its value comes next
                     stack.append((keys, False, None, count))
                 else:
-                    if key in head_keys and head is not None:
+                    if level <= head_level + 1 and key in head_keys and head is not None:
                         _note_head(head, head_level, level, key, stack, event)
-                    elif key == "functionConfig" and level == 1 and documents == 1:
+                    elif level == 1 and key == "functionConfig" and documents == 1:
                         _note_config(outline, event)
                     stack.append((keys, True, key, count))
             else:
                 count += 1
                 stack.append((keys, False, key, count))
                 if level == 2 and documents == 1 and stack[1][2] == "items":
-                    head = Head(mark.line + 1, mark.index)
+                    head = Head(mark.line + 1, mark.index, strings=strings)
                     head_level = 3
                     outline.items.append(head)
             if level >= MAX_DEPTH:
@@ -304,7 +307,8 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
             continue
         if kind is MappingEndEvent or kind is SequenceEndEvent:
             keys, want_key, key, count = stack.pop()
-            if len(stack) < head_level:
+            depth -= 1
+            if depth < head_level:
                 head, head_level = doc_head, 1
             continue
         if kind is alias:
@@ -313,8 +317,8 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
                     key, want_key = None, False
                 else:
                     if key in head_keys and head is not None:
-                        _note_head(head, head_level, len(stack), key, stack, event)
-                    elif key == "functionConfig" and len(stack) == 1 and documents == 1:
+                        _note_head(head, head_level, depth, key, stack, event)
+                    elif depth == 1 and key == "functionConfig" and documents == 1:
                         _note_config(outline, event)
                     want_key = True
             else:
@@ -329,8 +333,6 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
             continue
         if kind is StreamEndEvent or event is None:
             break
-    if outline.docs:
-        outline.root_kind = outline.docs[0].values[1]
 
 
 def _note_head(
@@ -351,7 +353,10 @@ def _note_head(
     if type(event) is ScalarEvent:
         what = _scalar_kind(event)
         if what is None:
-            head.values[slot] = event.value
+            value = event.value
+            if slot != 2 and head.strings is not None:  # names differ; the rest repeat
+                value = head.strings.setdefault(value, value)
+            head.values[slot] = value
             return
         if what == "null":
             return  # absent: "has no metadata.name" later, or no namespace

@@ -18,6 +18,15 @@ from typing import Any
 
 import yaml
 from yaml.cyaml import CParser  # type: ignore[attr-defined]
+from yaml.events import (
+    DocumentEndEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
 
 from ._scalars import StyledBool, StyledNull
 from .errors import InputError
@@ -209,6 +218,10 @@ def has_token(text: str, sign: str, start: int = 0, end: int | None = None) -> b
 def load_plain(text: str) -> Any:
     """Parse one YAML document into plain Python values (fast, read-only)."""
     try:
+        try:
+            return _build(text)
+        except _Unusual:
+            pass  # anchors, tags, complex or duplicate keys, several documents: the full loader
         loader = _FastLoader(text)
         try:
             return loader.get_single_data()
@@ -220,6 +233,120 @@ def load_plain(text: str) -> Any:
         raise InputError(f"invalid YAML: {exc}") from None
     except RecursionError:
         raise InputError("YAML nesting too deep") from None
+    except ValueError as exc:  # an integer past Python's digit limit
+        raise InputError(f"invalid YAML: {exc}") from None
+
+
+class _Unusual(Exception):
+    """The document needs the full loader."""
+
+
+def _build(text: str) -> Any:
+    """Plain values straight from libyaml's events, for documents without anchors, tags or
+    complex keys (what kpt writes). Equal to what :class:`_FastLoader` builds, in one loop and
+    without PyYAML's node graph."""
+    parser = CParser(text)
+    try:
+        get: Any = parser.get_event
+        get()  # StreamStart
+        event: Any = get()
+        if type(event) is StreamEndEvent:
+            return None
+        scalar, map_start, seq_start = ScalarEvent, MappingStartEvent, SequenceStartEvent
+        resolve_first = _RESOLVE_FIRST
+        resolve = _resolve
+        stack: list[tuple[Any, bool]] = []
+        current: Any = None
+        is_map = False
+        key: Any = _NO_KEY
+        root: Any = None
+        while True:
+            event = get()
+            kind = type(event)
+            if kind is scalar:
+                if event.anchor is not None or event.tag is not None:
+                    raise _Unusual
+                value: Any = event.value
+                if event.implicit[0] and (not value or value[0] in resolve_first):
+                    value = resolve(value)
+                if is_map:
+                    if key is _NO_KEY:
+                        if value in current:
+                            raise _Unusual  # the full loader words the error
+                        key = value
+                    else:
+                        current[key] = value
+                        key = _NO_KEY
+                elif current is not None:
+                    current.append(value)
+                else:
+                    root = value
+            elif kind is map_start or kind is seq_start:
+                if event.anchor is not None or event.tag is not None:
+                    raise _Unusual
+                new: Any = {} if kind is map_start else []
+                if is_map:
+                    if key is _NO_KEY:
+                        raise _Unusual  # a complex key
+                    current[key] = new
+                    key = _NO_KEY
+                elif current is not None:
+                    current.append(new)
+                else:
+                    root = new
+                stack.append((current, is_map))
+                current, is_map = new, kind is map_start
+            elif kind is MappingEndEvent or kind is SequenceEndEvent:
+                current, is_map = stack.pop()
+            elif kind is DocumentEndEvent:
+                if type(get()) is not StreamEndEvent:
+                    raise _Unusual  # a second document: the full loader refuses it
+                return root
+            else:  # an alias
+                raise _Unusual
+    finally:
+        parser.dispose()
+
+
+_NO_KEY: Any = object()
+_RESOLVE_FIRST = frozenset("~nNtTfF-+0123456789.")
+_NULL_12 = frozenset(("", "~", "null", "Null", "NULL"))
+_BOOL_12 = {"true": True, "True": True, "TRUE": True, "false": False, "False": False}
+_BOOL_12["FALSE"] = False
+_INT_12 = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
+_FLOAT_12 = re.compile(
+    r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
+
+
+def _resolve(value: str) -> Any:
+    """A plain scalar by the YAML 1.2 core schema, as :class:`_Resolver12` and
+    :class:`_Constructor` read it."""
+    if value in _NULL_12:
+        return None
+    first = value[0]
+    if first in "tTfF":
+        return _BOOL_12.get(value, value)
+    if first in "nN~":
+        return value
+    if first != "." and _INT_12.match(value):
+        if value.startswith("0o"):
+            return int(value[2:], 8)
+        if value.startswith("0x"):
+            return int(value[2:], 16)
+        return int(value)
+    if _FLOAT_12.match(value):
+        number = value.lower()
+        sign = -1.0 if number[0] == "-" else 1.0
+        if number[0] in "+-":
+            number = number[1:]
+        if number == ".inf":
+            return sign * float("inf")
+        if number == ".nan":
+            return float("nan")
+        return sign * float(number)
+    return value
 
 
 def _marked_error(exc: yaml.MarkedYAMLError) -> InputError:
@@ -287,16 +414,21 @@ def new_map() -> Any:
 
 def to_plain(value: Any, budget: list[int] | None = None) -> Any:
     """Deep copy of a YAML value as plain dict/list/str/int/float/bool/None."""
-    if budget is None:
-        budget = [MAX_NODES]
-    budget[0] -= 1
-    if budget[0] < 0:
-        raise InputError(f"document too large (more than {MAX_NODES} nodes)")
-    if isinstance(value, dict):
-        return {to_plain(k, budget): to_plain(v, budget) for k, v in value.items()}
-    if isinstance(value, list):
-        return [to_plain(v, budget) for v in value]
-    if isinstance(value, bool) or value is None:
+    return _copy(value, [MAX_NODES] if budget is None else budget)
+
+
+def _copy(value: Any, budget: list[int]) -> Any:
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or kind is float or value is None:
+        return value  # already plain (the common case: no isinstance chain)
+    if isinstance(value, dict | list):
+        budget[0] -= 1 + (2 * len(value) if isinstance(value, dict) else len(value))
+        if budget[0] < 0:
+            raise InputError(f"document too large (more than {MAX_NODES} nodes)")
+        if isinstance(value, dict):
+            return {_copy(k, budget): _copy(v, budget) for k, v in value.items()}
+        return [_copy(v, budget) for v in value]
+    if isinstance(value, bool):
         return value
     if isinstance(value, StyledBool):
         return bool(value)

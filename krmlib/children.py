@@ -45,6 +45,7 @@ __all__ = [
     "DeletionTimestamp",
     "OwnerAnnotation",
     "OwnerKey",
+    "OwnerReferenceOrAnnotation",
     "OwnerReferences",
     "Ownership",
     "default_child_path",
@@ -133,7 +134,58 @@ class OwnerAnnotation:
         return [key] if key is not None else []
 
     def mark(self, child: KubeObject, owner: KubeObject) -> None:
-        child.annotations[self.key] = str(OwnerKey.of(owner))
+        value = str(OwnerKey.of(owner))
+        if child.annotations.get(self.key) != value:
+            child.annotations[self.key] = value
+
+
+@dataclass(frozen=True)
+class OwnerReferenceOrAnnotation:
+    """An API server accepts an ownerReference only with the owner's ``uid``, which a package
+    has only when its objects came from a cluster. So: ``metadata.ownerReferences`` with the
+    uid when the owner has ``metadata.uid``, else the annotation ``key`` (as
+    :class:`OwnerAnnotation`). Both forms, and a uid-less reference written before, are read as
+    ownership; marking an existing child moves it to the form the owner allows now.
+    """
+
+    key: str
+
+    def owners(self, child: KubeObject) -> list[OwnerKey]:
+        found = OwnerReferences().owners(child) + OwnerAnnotation(self.key).owners(child)
+        return list(dict.fromkeys(found))
+
+    def mark(self, child: KubeObject, owner: KubeObject) -> None:
+        key = OwnerKey.of(owner)
+        uid = owner.get("metadata.uid")
+        refs = child.owner_references
+        others = [r for r in refs if not (isinstance(r, dict) and _refers_to(r, key))]
+        if isinstance(uid, str) and uid:
+            wanted = [*others, {**_reference(key), "uid": uid}]
+            if refs != wanted:
+                child.set("metadata.ownerReferences", wanted)
+            if self.key in child.annotations:
+                del child.annotations[self.key]
+            return
+        if others != refs:
+            if others:
+                child.set("metadata.ownerReferences", others)
+            else:
+                child.delete("metadata.ownerReferences")
+        OwnerAnnotation(self.key).mark(child, owner)
+
+    @staticmethod
+    def uses_annotation(owner: KubeObject) -> bool:
+        """True when children of ``owner`` get the annotation (it has no uid)."""
+        uid = owner.get("metadata.uid")
+        return not (isinstance(uid, str) and uid)
+
+
+def _reference(key: OwnerKey) -> dict[str, str]:
+    return {"apiVersion": key.api_version, "kind": key.kind, "name": key.name}
+
+
+def _refers_to(ref: dict[str, object], key: OwnerKey) -> bool:
+    return all(ref.get(k) == v for k, v in _reference(key).items())
 
 
 def parse_owner(value: str) -> OwnerKey | None:
@@ -279,9 +331,11 @@ class ChildSync:
                 self._taken[identity] = want
                 changes.append(ChildChange("create", want, key))
                 continue
+            self.ownership.mark(have, owner)  # moves it to the form the owner allows now
             changes.append(ChildChange(self._update(have, want), have, key))
         for child in current:
             if (child.api_version, child.kind, child.name) not in wanted:
+                self.ownership.mark(child, owner)
                 changes.append(_mark(child, key, self.deletion))
         return changes
 
@@ -310,6 +364,7 @@ class ChildSync:
         for child, owners in self._owned:
             relevant = [o for o in owners if (o.api_version, o.kind) == owner_kind]
             if relevant and not any(o in present for o in relevant):
+                self.ownership.mark(child, _stand_in(relevant[0]))
                 changes.append(_mark(child, relevant[0], self.deletion))
         return changes
 
@@ -328,6 +383,13 @@ class ChildSync:
         for child in self._inserts.pop(id(anchor), []):
             out.append(child)
             self._emit(child, out)
+
+
+def _stand_in(key: OwnerKey) -> KubeObject:
+    """An owner that is gone, for :meth:`Ownership.mark` (no uid: it is not in the package)."""
+    return KubeObject.from_dict(
+        {"apiVersion": key.api_version, "kind": key.kind, "metadata": {"name": key.name}}
+    )
 
 
 def _mark(child: KubeObject, owner: OwnerKey, deletion: Deletion) -> ChildChange:

@@ -118,6 +118,17 @@ def add_readiness_gate(kptfile: KubeObject, condition_type: str, path: str = GAT
     return kptfile.set(f"{path}[{index}]", {"conditionType": condition_type})
 
 
+def remove_readiness_gate(kptfile: KubeObject, condition_type: str, path: str = GATES) -> bool:
+    """Remove the gate ``{conditionType}`` at ``path``; True if it was there."""
+    raw = kptfile.get(path, [])
+    if not isinstance(raw, list):
+        return False
+    for index, gate in enumerate(raw):
+        if isinstance(gate, dict) and gate.get("conditionType") == condition_type:
+            return kptfile.delete(f"{path}[{index}]")
+    return False
+
+
 class Conditions:
     """A batch view of ``status.conditions``; every call is a no-op without a Kptfile.
 

@@ -229,6 +229,8 @@ class KubeObject:
                 return spliced
         if _yaml.to_plain(_walk(self._read(), keys, self)) == value:
             return False
+        if not self._is_new and self._add_path(keys, value):
+            return True
         parent = self._parent(keys, create=True)
         last = keys[-1]
         old = _child(parent, last)
@@ -238,11 +240,36 @@ class KubeObject:
                 parent.append(new)
             else:
                 parent[last] = new
-        else:
+        elif self._is_new or old is not _MISSING:
             parent[last] = new
+        else:
+            _add_key(parent, last, new)
         self._dirty = True
         self._header = None
         return True
+
+    def _add_path(self, keys: tuple[Key, ...], value: Any) -> bool:
+        """Add a missing map path in one go (so that comments after the map it joins stay after
+        the whole new entry); False when no map on the path is missing."""
+        node = self._tree()
+        for depth, key in enumerate(keys[:-1]):
+            child = _child(node, key)
+            if child is _MISSING:
+                if not isinstance(node, dict) or not all(isinstance(k, str) for k in keys[depth:]):
+                    return False
+                nested: Any = _assign(_MISSING, value)
+                for inner in reversed(keys[depth + 1 :]):
+                    wrapper = _yaml.new_map()
+                    wrapper[inner] = nested
+                    nested = wrapper
+                _add_key(node, key, nested)
+                self._dirty = True
+                self._header = None
+                return True
+            if not isinstance(child, dict | list):
+                return False
+            node = child
+        return False
 
     def _splice(self, keys: tuple[Key, ...], value: Any) -> bool | None:
         """Set a value by editing the item's text in place; None when that is not simple."""
@@ -311,8 +338,10 @@ class KubeObject:
                     child = _yaml.to_node(child)
                 if isinstance(key, int):
                     node.append(child)
-                else:
+                elif self._is_new:
                     node[key] = child
+                else:
+                    _add_key(node, key, child)
             elif not isinstance(child, dict | list):
                 raise FieldTypeError(
                     f"{self!r}: {format_path(keys[: depth + 1])} is not a map or list",
@@ -426,6 +455,12 @@ class KubeObject:
         """The object as a block-sequence entry of a ResourceList's ``items``."""
         if not self._dirty and self._src is not None:
             return self._src if self._src_form == "item" else doc_to_item(self._src)
+        if self._is_new:
+            from ._emit import emit_item
+
+            text = emit_item(self._plain)
+            if text is not None:
+                return text
         return doc_to_item(self.to_yaml())
 
 
@@ -471,6 +506,13 @@ class _FieldMap(MutableMapping[str, str]):
 
     def __repr__(self) -> str:
         return repr(dict(self))
+
+
+def _add_key(parent: Any, key: Key, value: Any) -> None:
+    """A new key of a round-trip map, comments after the map's old last entry kept in place."""
+    from ._rt import add_key
+
+    add_key(parent, key, value)
 
 
 def _str(value: Any) -> str:

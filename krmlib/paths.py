@@ -13,8 +13,23 @@ _TOKEN = re.compile(r"""\.?([^.\[\]"']+)|\[(\d+)\]|\["([^"]*)"\]|\['([^']*)'\]""
 
 def parse_path(path: Path) -> tuple[Key, ...]:
     """Split a path into keys (str) and list indexes (int)."""
+    if type(path) is tuple:
+        return path
     if not isinstance(path, str):
         return tuple(path)
+    keys_ = _PARSED.get(path)
+    if keys_ is None:
+        keys_ = _parse(path)
+        if len(_PARSED) >= 4096:  # functions use a few dozen paths, thousands of times each
+            _PARSED.clear()
+        _PARSED[path] = keys_
+    return keys_
+
+
+_PARSED: dict[str, tuple[Key, ...]] = {}
+
+
+def _parse(path: str) -> tuple[Key, ...]:
     if path == "":
         return ()
     keys: list[Key] = []

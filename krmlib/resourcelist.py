@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from . import _syntax, _yaml
+from . import _emit, _syntax, _yaml
 from .collection import Items
 from .errors import InputError, KrmError
 from .object import KubeObject, doc_to_item
@@ -97,7 +97,8 @@ class ResourceList:
         if results or earlier:
             yield "results:\n" + earlier
             for result in results:
-                yield doc_to_item(_yaml.dump_plain(result.to_dict()))
+                data = result.to_dict()
+                yield _emit.emit_item(data) or doc_to_item(_yaml.dump_plain(data))
 
     def to_stream(self) -> str:
         """The items as a multi-document stream (standalone use)."""

@@ -92,12 +92,26 @@ def test_render_reports_targets() -> None:
     report.rows.append(run.Row(10000, "hung", [run.Sample(900.0, 0, run.TIMED_OUT, "timed out")]))
     text = run.render(report, args)
     assert "| 10,000 | merger | 2.000 | 40 | 0.67x | 8.00x |" in text
-    assert "time at 10k ≤ 1.0x kpt fn source: PASS (0.67x)" in text
-    assert "peak RSS ≤ 10x RL size: FAIL (12.00x at 50,000)" in text
+    assert "time at 10k ≤ 0.4x kpt fn source: FAIL (0.67x)" in text
+    assert "peak RSS ≤ 6x RL size at 10k: FAIL (8.00x); lower at 50k: FAIL (12.00x)" in text
     assert "start-up ≤ 60 ms over cat (no config): FAIL (150 ms)" in text
     assert "time(50k)/time(10k) ≤ 5.5: FAIL (6.00)" in text
     assert "**preparer**: not built" in text
     assert "| 10,000 | hung | > 900 | | > 300.00x | |" in text
+
+
+def test_paired_ratios_win_over_the_median_baseline() -> None:
+    args = run.parse_args(["--quick", "--output", "-"])
+    report = run.Report(sizes=[10000], reps=2)
+    report.rl_bytes = {10000: 5_000_000}
+    report.functions = [run.Function("merger", ["krmfn-merger"], None)]
+    report.rows.append(run.Row(10000, "kpt fn source", [run.Sample(3.0, 1, 0)]))
+    row = run.Row(10000, "merger", [run.Sample(2.0, 20_000_000, 0)], paired=[0.3, 0.35, 0.5])
+    report.rows.append(row)
+    text = run.render(report, args)
+    assert "| 10,000 | merger | 2.000 | 20 | 0.35x | 4.00x |" in text
+    assert "time at 10k ≤ 0.4x kpt fn source: PASS (0.35x)" in text
+    assert "peak RSS ≤ 6x RL size at 10k: PASS (4.00x)" in text
 
 
 def test_skip_predicted_too_slow() -> None:

@@ -15,6 +15,7 @@ from krmlib.children import (
     DeletionTimestamp,
     OwnerAnnotation,
     OwnerKey,
+    OwnerReferenceOrAnnotation,
     OwnerReferences,
     Ownership,
     now_rfc3339,
@@ -238,3 +239,24 @@ def test_now_honours_source_date_epoch(monkeypatch: pytest.MonkeyPatch) -> None:
         now_rfc3339()
     monkeypatch.delenv("SOURCE_DATE_EPOCH")
     assert now_rfc3339().endswith("Z")
+
+
+def test_owner_reference_or_annotation_follows_the_owners_uid() -> None:
+    policy = OwnerReferenceOrAnnotation("example.com/owner")
+    parent = owner()
+    old = child("c", {"a": 1})  # a uid-less reference, as written before
+    other = {"apiVersion": "v1", "kind": "ConfigMap", "name": "keep", "uid": "u0"}
+    old.set("metadata.ownerReferences", [*old.owner_references, other])
+    assert OwnerKey("example.com/v1", "Parent", "p") in policy.owners(old)
+    policy.mark(old, parent)  # no uid: the annotation, the invalid reference goes
+    assert old.annotations["example.com/owner"] == "example.com/v1.Parent.p"
+    assert old.owner_references == [other]
+    assert OwnerKey("example.com/v1", "Parent", "p") in policy.owners(old)
+    parent.set("metadata.uid", "u1")
+    policy.mark(old, parent)  # read from a cluster: a reference with the uid
+    assert "example.com/owner" not in old.annotations
+    assert old.owner_references == [
+        other,
+        {"apiVersion": "example.com/v1", "kind": "Parent", "name": "p", "uid": "u1"},
+    ]
+    assert OwnerKey("example.com/v1", "Parent", "p") in policy.owners(old)

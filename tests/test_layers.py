@@ -73,3 +73,18 @@ def test_krmlibs_public_surface_is_listed_and_documented() -> None:
     assert undocumented == []
     assert all(getattr(krmlib, name) is not None for name in krmlib.__all__)  # every name loads
     assert sorted(krmlib.__all__) == sorted(krmlib._WHERE)
+
+
+def test_the_import_contract_forbids_every_private_krmlib_module() -> None:
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    contracts = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["importlinter"]
+    forbidden = next(c for c in contracts["contracts"] if c["type"] == "forbidden")
+    private = {f"krmlib.{p.stem}" for p in (root / "krmlib").glob("_*.py") if p.stem != "__init__"}
+    assert set(forbidden["forbidden_modules"]) == private
+    layers = next(c for c in contracts["contracts"] if c["type"] == "layers")["layers"]
+    from krmfn.registry import FUNCTIONS
+
+    assert layers[1].split(" | ") == sorted(f.package for f in FUNCTIONS)

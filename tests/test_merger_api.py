@@ -257,11 +257,12 @@ def test_results_report_each_input() -> None:
     results = Results()
     merge_resources(
         package(TEMPLATE),
-        [obj("a"), obj("q", {"nephio.org/rename": "new"})],
+        [obj("a", data={"x": "1"}), obj("q", {"nephio.org/rename": "new"}), obj("b")],
         results=results,
     )
     messages = sorted(r.message for r in results)
     assert messages == [
         "merge input #1 merged (Override)",
         "merge input #2 added as configmap_new.yaml (renamed from q)",
+        "merge input #3 already merged (Override): unchanged",
     ]

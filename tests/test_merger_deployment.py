@@ -276,3 +276,106 @@ def test_a_merge_folder_is_read_in_name_order(template: Path, tmp_path: Path) ->
     create_deployment(template, [folder], out)
     assert 'a: "2"' in (out / "configmap_extra.yaml").read_text()
     assert "site: edge1" in (out / "resources.yaml").read_text()
+
+
+# --- TKO's options (issue 15.5) -------------------------------------------------------------
+
+
+@pytest.fixture
+def catalog(tmp_path: Path) -> Path:
+    root = tmp_path / "catalog"
+    template = root / "templates" / "smf"
+    template.mkdir(parents=True)
+    (template / "Kptfile").write_text(
+        KPTFILE.replace(
+            '    config.kubernetes.io/local-config: "true"\n',
+            '    config.kubernetes.io/local-config: "true"\n'
+            "    catalog.nephio.org/id: nf/smf:v1.0.0\n",
+        )
+    )
+    (template / "resources.yaml").write_text(RESOURCES)
+    site = root / "sites" / "lab"
+    site.mkdir(parents=True)
+    (site / "Kptfile").write_text(
+        "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: lab\n"
+        "  annotations: {catalog.nephio.org/id: lab/1}\n"
+    )
+    return root
+
+
+def deployment_of(folder: Path) -> str:
+    return (folder / "deployment.yaml").read_text()
+
+
+def test_a_catalog_id_is_the_template_id_and_the_catalog_annotation_goes(
+    catalog: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "d1"
+    create_deployment("nf/smf:v1.0.0", [], out, site_id="lab/1", catalog=catalog)
+    assert "templateId: nf/smf:v1.0.0" in deployment_of(out)
+    assert "catalog.nephio.org/id" not in (out / "Kptfile").read_text()
+    # a folder inside a catalog gives the same id, and the catalog to check the site in
+    out2 = tmp_path / "d2"
+    create_deployment(catalog / "templates" / "smf", [], out2, site_id="lab/1")
+    assert "templateId: nf/smf:v1.0.0" in deployment_of(out2)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"template": "nf/nope:v1"}, "unknown template nf/nope:v1"),
+        ({"site_id": "lab/9"}, "unknown site lab/9"),
+        ({"parent": "nowhere"}, "unknown parent deployment"),
+        ({"parent": "templates/smf"}, "has no deployment.nephio.org Deployment"),
+    ],
+)
+def test_unknown_template_site_or_parent_is_an_error(
+    catalog: Path, tmp_path: Path, kwargs: dict[str, str], message: str
+) -> None:
+    template = kwargs.pop("template", "nf/smf:v1.0.0")
+    parent = kwargs.pop("parent", None)
+    out = tmp_path / "out"
+    with pytest.raises(KrmError, match=message):
+        create_deployment(
+            template,
+            [],
+            out,
+            catalog=catalog,
+            parent=catalog / parent if parent else None,
+            site_id=kwargs.get("site_id"),
+        )
+    assert not out.exists()
+
+
+def test_parent_metadata_prepared_approved_and_stdin(
+    catalog: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parent = tmp_path / "topology"
+    create_deployment("nf/smf:v1.0.0", [], parent, catalog=catalog)
+    out = tmp_path / "child"
+    monkeypatch.setattr(sys, "stdin", __import__("io").StringIO(MERGE_B))
+    code = main(
+        [
+            "deployment",
+            "create",
+            "nf/smf:v1.0.0",
+            "--catalog",
+            str(catalog),
+            "--parent",
+            str(parent),
+            "-m",
+            "tier=gold",
+            "--metadata",
+            "zone=a",
+            "--prepared",
+            "--approved",
+            "--stdin",
+            str(out),
+        ]
+    )
+    assert code == 0
+    text = deployment_of(out)
+    assert "parentDeploymentId: topology" in text
+    assert "metadata:\n    tier: gold\n    zone: a" in text
+    assert 'nephio.org/prepared: "true"' in text and 'nephio.org/approved: "true"' in text
+    assert (out / "configmap_extra.yaml").is_file()  # merged from stdin

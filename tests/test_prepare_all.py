@@ -123,10 +123,10 @@ def snapshot(root: Path) -> dict[str, bytes]:
 def table(stdout: str) -> dict[str, dict[str, str]]:
     lines = stdout.strip().splitlines()
     header = lines[0].split()
-    assert header == ["ID", "TEMPLATE", "SITE", "PREPARED", "REASON"]
+    assert header == ["ID", "TEMPLATE", "SITE", "PREPARED", "APPROVED", "REASON"]
     out = {}
     for line in lines[1:]:
-        cells = line.split(None, 4)
+        cells = line.split(None, 5)
         out[cells[0]] = dict(zip(header[1:], cells[1:], strict=True))
     return out
 
@@ -247,6 +247,7 @@ def test_quiet_prints_nothing_on_stderr(tmp_path: Path) -> None:
     assert done.returncode == 0
     assert done.stderr == ""
     assert table(done.stdout)["dep/upf-us-lab-1"]["PREPARED"] == "yes"
+    assert table(done.stdout)["dep/upf-us-lab-1"]["APPROVED"] == "yes"  # auto-approved
 
 
 @pytest.mark.parametrize("form", ["json", "yaml"])

@@ -49,9 +49,9 @@ def content(root: Path) -> dict[str, list[Any]]:
 
 
 def rows(stdout: str) -> dict[str, list[str]]:
-    """The table by ID: [TEMPLATE, SITE, PREPARED] (the REASON column left out)."""
+    """The table by ID: [TEMPLATE, SITE, PREPARED] (APPROVED and REASON left out)."""
     lines = stdout.strip().splitlines()
-    assert lines[0].split() == ["ID", "TEMPLATE", "SITE", "PREPARED", "REASON"]
+    assert lines[0].split() == ["ID", "TEMPLATE", "SITE", "PREPARED", "APPROVED", "REASON"]
     return {line.split()[0]: line.split()[1:4] for line in lines[1:]}
 
 

@@ -23,9 +23,9 @@ SCENARIO_PLUGINS = Path(__file__).parent.parent / "testdata" / "tko-scenario" / 
 
 
 @pytest.fixture(autouse=True)
-def _allow_reads_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The tests' catalogs and plugins live in tmp_path, outside the working directory: the
-    person running (the test) allows reading there (SECURITY.md, Paths and files)."""
+def allow_tmp_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plugins and catalogs of these tests live in tmp_path, outside the working tree that
+    configs may name (SECURITY.md): the person running the preparer allows it."""
     monkeypatch.setenv("KRMFN_ALLOW_READ", str(tmp_path))
 
 

@@ -86,6 +86,8 @@ def test_prepare_all_prepares_what_tko_prepares(scenario: tuple[Path, str, str, 
         site_id = site_id.replace("provisioned-", "provisioned/")
         expected[f"{cu}/smf-{site}"] = ("nf/free5gc/smf:v1.0.0", site_id, "yes")
     assert {k: tuple(v[1:4]) for k, v in rows.items()} == expected
+    approved = {k for k, v in rows.items() if v[4] == "yes"}  # the APPROVED column
+    assert approved == {"deployments/hello-world", cu, f"{cu}/upf-lab-1"}  # SMFs are Manual
     assert "TOSCA topologies are not supported" in err
 
 

@@ -221,3 +221,11 @@ def test_a_rerun_creates_nothing_and_says_nothing() -> None:
     assert [r.message for r in once.results] == ["created 1 NFDeployed, 5 PackageVariantSets"]
     twice = run_resource_list(process, Config, once.to_yaml(with_results=False))
     assert list(twice.results) == []
+
+
+def test_workload_clusters_under_repository_selector_get_a_warning() -> None:
+    text = _source("object-selector")  # WorkloadClusters, no Repository
+    rl = run_resource_list(process, Config, text)
+    [warning] = [r for r in rl.results if r.severity.value == "warning"]
+    assert warning.message.startswith("targetSelector is repositorySelector, but the package")
+    assert warning.field_path == "spec.targetSelector"

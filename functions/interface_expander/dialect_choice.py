@@ -93,7 +93,7 @@ def choose(rl: ResourceList, config: Config) -> Dialect:
             f"WorkloadCluster and IPClaim (dialect nephio); the ClusterContext/IPAllocation "
             f"shapes are those of Nephio's main in May-June 2023: write dialect: {new}",
             rl.function_config,
-            _dialect_field(rl),
+            config.field_path("dialect"),
         )
         configured = new
     # A plain ClusterContext is weak evidence: the 2023 shapes may lack the annotations.
@@ -107,11 +107,6 @@ def choose(rl: ResourceList, config: Config) -> Dialect:
             f"{evidence.dialect}: {evidence.why}. Set dialect: {evidence.dialect} (or leave "
             "it out to choose from the package)",
             rl.function_config,
-            _dialect_field(rl),
+            config.field_path("dialect"),
         )
     return DIALECTS[configured]
-
-
-def _dialect_field(rl: ResourceList) -> str:
-    config = rl.function_config
-    return "data.dialect" if config is not None and config.kind == "ConfigMap" else "spec.dialect"

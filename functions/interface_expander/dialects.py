@@ -19,7 +19,7 @@ from krmlib.children import (
     Deletion,
     DeletionTimestamp,
     OwnerAnnotation,
-    OwnerReferences,
+    OwnerReferenceOrAnnotation,
     Ownership,
     parse_owner,
 )
@@ -70,6 +70,8 @@ class Dialect(Protocol):
     cluster_kind: tuple[str, str]
 
     def read_cluster(self, obj: KubeObject) -> Cluster: ...
+
+    def owner_annotation(self, owner: KubeObject) -> str | None: ...
 
     def cni_mismatch(self, cni_type: str, cluster: Cluster) -> str | None: ...
 
@@ -136,6 +138,9 @@ def _new_child(
     )
 
 
+DESIGN_OWNER_ANNOTATION = "krmfn.dev/owner"
+
+
 class Design:
     """The Interface function design: ``ipam.nephio.org/v1alpha1`` children with hashed names."""
 
@@ -145,7 +150,7 @@ class Design:
         ("ipam.nephio.org/v1alpha1", "IPAllocation"),
         ("ipam.nephio.org/v1alpha1", "VLANAllocation"),
     )
-    ownership: Ownership = OwnerReferences()
+    ownership: Ownership = OwnerReferenceOrAnnotation(DESIGN_OWNER_ANNOTATION)
     deletion: Deletion = DeletionTimestamp()
     cni_policy: CniPolicy = "warning"
     failures_are_conditions = False
@@ -156,6 +161,12 @@ class Design:
 
     def read_cluster(self, obj: KubeObject) -> Cluster:
         return read_cluster_context(obj, r1=False)
+
+    def owner_annotation(self, owner: KubeObject) -> str | None:
+        """The annotation that records ``owner`` instead of an ownerReference (no uid)."""
+        if OwnerReferenceOrAnnotation.uses_annotation(owner):
+            return DESIGN_OWNER_ANNOTATION
+        return None
 
     def cni_mismatch(self, cni_type: str, cluster: Cluster) -> str | None:
         if not cluster.cni_type or cni_type == cluster.cni_type:
@@ -210,7 +221,7 @@ class Design:
         annotations: dict[str, str],
     ) -> KubeObject:
         name = child_name(owner.name, tag, spec_hash(self.IPAM, kind, owner.name, spec))
-        return _new_child(owner, self.IPAM, kind, name, annotations, True, {"spec": spec})
+        return _new_child(owner, self.IPAM, kind, name, annotations, False, {"spec": spec})
 
     def interface_type(self, name: str) -> str:
         return design_condition_type(INTERFACE_API_VERSION, INTERFACE_KIND, name)
@@ -293,6 +304,9 @@ class Nephio202305:
 
     def read_cluster(self, obj: KubeObject) -> Cluster:
         return read_cluster_context(obj, r1=True)
+
+    def owner_annotation(self, owner: KubeObject) -> str | None:
+        return None  # ownership is an annotation by design in Nephio's shapes
 
     def cni_mismatch(self, cni_type: str, cluster: Cluster) -> str | None:
         if cni_type == cluster.cni_type:

@@ -51,6 +51,8 @@ def process(rl: ResourceList, config: Config) -> None:
         rl.items, owns=dialect.owns, ownership=dialect.ownership, deletion=dialect.deletion
     )
     created: dict[str, int] = {}
+    annotated: list[str] = []
+    annotation_key = ""
     for obj in interfaces:
         if obj.name in duplicates:
             continue  # error reported; its children and conditions stay as they are
@@ -64,6 +66,19 @@ def process(rl: ResourceList, config: Config) -> None:
         for change in changes:
             if change.action == "create":
                 created[change.child.kind] = created.get(change.child.kind, 0) + 1
+                key = dialect.owner_annotation(obj)
+                if key and obj.name not in annotated:
+                    annotated.append(obj.name)
+                    annotation_key = key
+    if annotated:
+        names = ", ".join(annotated[:5]) + (
+            f" and {len(annotated) - 5} more" if len(annotated) > 5 else ""
+        )
+        rl.results.info(
+            f"the children of Interface {names} record their owner in the annotation "
+            f"{annotation_key}, not in an ownerReference: an API server rejects an "
+            "ownerReference without uid, and the Interface has no metadata.uid"
+        )
     if created:
         counts = ", ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in created.items())
         rl.results.info(f'created {counts} (each with a "False" condition in the Kptfile)')

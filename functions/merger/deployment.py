@@ -13,6 +13,7 @@ from krmfn.tko import (
     PREPARED,
     TRUE,
     catalog_index,
+    clear_marks,
     deployment_id,
     find_deployment,
     new_deployment,
@@ -147,9 +148,7 @@ def _deployment(items: Items, template_id: str, site_id: str | None) -> KubeObje
     if deployment is None:
         deployment = new_deployment()
         items.append(deployment)
-    for key in (PREPARED, APPROVED):
-        if key in deployment.annotations:
-            del deployment.annotations[key]  # merged content: the new package is prepared anew
+    clear_marks(deployment)  # merged content: the new package is prepared anew
     deployment.set("spec.templateId", template_id)
     if site_id:
         deployment.set("spec.siteId", site_id)

@@ -26,13 +26,13 @@ def process(rl: ResourceList, config: Config) -> None:
 def _merge(rl: ResourceList, inputs: Inputs, from_package: bool) -> None:
     planned = plan(inputs.objects, from_package)
     if not inputs.package_files:
-        merge_planned(rl.items, planned, from_package=from_package, results=None, file_dir="")
+        merge_planned(rl.items, planned, from_package=from_package, results=rl.results, file_dir="")
         return
     # Inputs read from files of this package are not targets: merge into the other items.
     originals = list(rl.items)
     targets = Items(obj for obj in originals if not inputs.is_source(obj))
     count = len(targets)
-    merge_planned(targets, planned, from_package=from_package, results=None, file_dir="")
+    merge_planned(targets, planned, from_package=from_package, results=rl.results, file_dir="")
     merged = list(targets)
     replaced = iter(merged[:count])
     objects = [obj if inputs.is_source(obj) else next(replaced) for obj in originals]

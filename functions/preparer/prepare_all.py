@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
-from krmfn.tko import find_deployment, is_prepared
+from krmfn.tko import find_deployment, is_approved, is_prepared
 
 from krmlib import (
     Items,
@@ -51,8 +51,9 @@ USAGE = """usage: krmfn prepare-all ROOT [--catalog DIR] [--max-iterations N] [-
 Prepare every deployment package under ROOT (a folder whose Kptfile pipeline runs
 krmfn-preparer), children before parents, in passes until no package changes. The catalog
 (default ROOT/catalog) is read once, skipped as a package, and overrides each package's
-spec.catalog. Prints one row per deployment: ID, TEMPLATE, SITE, PREPARED and, for a package not
-prepared, REASON (what it waits for, or the error). Progress goes to stderr, one line a package.
+spec.catalog. Prints one row per deployment: ID, TEMPLATE, SITE, PREPARED, APPROVED and, for a
+package not prepared, REASON (what it waits for, or the error). Progress goes to stderr, one
+line a package.
 
   --catalog DIR         the template and site catalog (default ROOT/catalog when it exists)
   --max-iterations N    the preparer's pass cap inside each package
@@ -79,6 +80,7 @@ class Outcome:
     template: str = "-"
     site: str = "-"
     prepared: bool = False
+    approved: bool = False  # the Deployment's nephio.org/approved (TKO's approval)
     reason: str = ""
     changed: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -135,6 +137,7 @@ def _describe(outcome: Outcome, deployment: KubeObject | None) -> None:
     outcome.template = str(spec.get("templateId", "-"))
     outcome.site = str(spec.get("siteId", "-"))
     outcome.prepared = deployment is not None and is_prepared(deployment)
+    outcome.approved = deployment is not None and is_approved(deployment)
 
 
 def prepare_package(task: Task) -> Outcome:
@@ -376,13 +379,14 @@ def render(outcomes: list[Outcome], summary: Summary, form: str, verbose: bool) 
 
         doc = {"packages": [asdict(o) for o in outcomes], "summary": asdict(summary)}
         return str(yaml.safe_dump(doc, sort_keys=False))
-    header = ["ID", "TEMPLATE", "SITE", "PREPARED"]
+    header = ["ID", "TEMPLATE", "SITE", "PREPARED", "APPROVED"]
     if verbose:
         header.append("SECONDS")
     header.append("REASON")
     rows = [header]
     for o in outcomes:
         row = [o.id, o.template, o.site, "yes" if o.prepared else "no"]
+        row.append("yes" if o.approved else "no")
         if verbose:
             row.append(f"{o.seconds:.2f}")
         row.append(o.reason or "-")

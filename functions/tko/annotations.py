@@ -45,6 +45,13 @@ def is_approved(obj: KubeObject) -> bool:
     return obj.annotations.get(APPROVED) == TRUE
 
 
+def clear_marks(obj: KubeObject) -> None:
+    """Remove ``nephio.org/prepared`` and ``nephio.org/approved`` (a new deployment is neither)."""
+    for key in (PREPARED, APPROVED):
+        if key in obj.annotations:
+            del obj.annotations[key]
+
+
 def prepare_mode(obj: KubeObject) -> str:
     """Where the resource is prepared: ``Here`` when the annotation is absent (as TKO), else
     its value as written (``""`` is not ``Here``: such a resource is not preparable)."""

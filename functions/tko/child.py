@@ -17,7 +17,7 @@ from krmlib import (
     without_kpt_internal,
 )
 
-from .annotations import APPROVED, PREPARED
+from .annotations import clear_marks
 from .merge import merge_resources
 from .resources import ANN_CATALOG_ID, find_deployment, new_deployment
 
@@ -55,9 +55,7 @@ def new_child(
     if deployment is None:
         deployment = new_deployment()
         objects.append(deployment)
-    for key in (PREPARED, APPROVED):
-        if key in deployment.annotations:
-            del deployment.annotations[key]
+    clear_marks(deployment)
     deployment.merge("spec", {k: v for k, v in spec.items() if v})
     name = posixpath.basename(folder)
     for obj in objects:

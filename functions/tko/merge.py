@@ -15,6 +15,7 @@ from krmlib import (
     KrmError,
     KubeObject,
     Results,
+    content_of,
     default_file_name,
     is_kpt_internal,
 )
@@ -192,11 +193,11 @@ def merge_planned(
         elif item.mode == REPLACE:
             obj = _replace(target, match, item, from_package)
             out = [obj if o is match else o for o in out]  # an earlier result replaced
-            verb = "replaced"
+            verb = "replaced" if obj is not match else "already as given (Replace): unchanged"
         else:
-            _override(match, item, from_package)
+            changed = _override(match, item, from_package)
             obj = match
-            verb = "merged (Override)"
+            verb = "merged (Override)" if changed else "already merged (Override): unchanged"
         if results is not None:
             rename = f" (renamed from {item.name})" if item.renamed else ""
             results.info(f"merge input #{item.position} {verb}{rename}", obj)
@@ -267,7 +268,7 @@ _ID_KEYS = (ANN_LEGACY_ID, ANN_ID)
 
 def _replace(target: Items, match: KubeObject, item: Planned, from_package: bool) -> KubeObject:
     obj = _fresh(item, from_package)
-    if _content(obj) == _content(match):
+    if content_of(obj) == content_of(match):
         return match  # already this content: leave the item as it is
     for key, value in match.annotations.items():
         if is_kpt_internal(key) and key not in _ID_KEYS:
@@ -278,18 +279,7 @@ def _replace(target: Items, match: KubeObject, item: Planned, from_package: bool
     return obj
 
 
-def _content(obj: KubeObject) -> dict[str, Any]:
-    data = obj.to_dict()
-    annotations = data.get("metadata", {}).get("annotations")
-    if isinstance(annotations, dict):
-        for key in [k for k in annotations if is_kpt_internal(str(k))]:
-            del annotations[key]
-        if not annotations:
-            del data["metadata"]["annotations"]
-    return data
-
-
-def _override(match: KubeObject, item: Planned, from_package: bool) -> None:
+def _override(match: KubeObject, item: Planned, from_package: bool) -> bool:
     data = item.obj.to_dict()
     metadata = data.setdefault("metadata", {})
     annotations = metadata.get("annotations")
@@ -301,7 +291,7 @@ def _override(match: KubeObject, item: Planned, from_package: bool) -> None:
         if not annotations:
             del metadata["annotations"]
     metadata["name"] = item.dest
-    match.merge("", data)
+    return match.merge("", data)
 
 
 def merge_resources(

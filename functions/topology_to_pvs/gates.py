@@ -10,14 +10,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from krmlib import Condition, KubeObject, remove_condition, set_condition
+from krmlib import (
+    Condition,
+    Conditions,
+    KubeObject,
+    add_readiness_gate,
+    get_readiness_gates,
+    remove_readiness_gate,
+)
 
 from .config import WaitRule
 from .deployed import connected
 from .porch import Revision, published_repositories
 from .topology import Instance, Topology
+
+GATES = "spec.readinessGates"  # a PackageRevision's gates (a Kptfile's are info.readinessGates)
 
 
 @dataclass(frozen=True)
@@ -92,28 +100,18 @@ def _sync(
     prefixes: tuple[str, ...],
     revisions: Mapping[str, list[Revision]],
 ) -> None:
+    """The PackageRevision's gates and their conditions: managed ones that no longer apply go,
+    wanted ones are added (others are left alone)."""
     types = [g.condition_type for g in wanted]
-    raw = obj.get("spec.readinessGates", [])
-    current: list[Any] = raw if isinstance(raw, list) else []
-    present = [e.get("conditionType") if isinstance(e, dict) else None for e in current]
-    for index in reversed(range(len(present))):  # stale gates out, one by one (comments stay)
-        kind = present[index]
-        if isinstance(kind, str) and kind.startswith(prefixes) and kind not in types:
-            obj.delete(f"spec.readinessGates[{index}]")
-    count = len(obj.get("spec.readinessGates", []) or [])
+    for kind in get_readiness_gates(obj, GATES):
+        if kind.startswith(prefixes) and kind not in types:
+            remove_readiness_gate(obj, kind, GATES)
     for kind in types:
-        if kind not in present:
-            obj.set(f"spec.readinessGates[{count}]", {"conditionType": kind})
-            count += 1
-    for condition in _conditions(obj):
-        if condition.startswith(prefixes) and condition not in types:
-            remove_condition(obj, condition)
+        add_readiness_gate(obj, kind, GATES)
+    conditions = Conditions(obj)
+    for kind in conditions.types():
+        if kind.startswith(prefixes) and kind not in types:
+            conditions.remove(kind)
     for gate in wanted:
-        set_condition(obj, gate_condition(gate, revisions))
-
-
-def _conditions(obj: KubeObject) -> list[str]:
-    raw = obj.get("status.conditions", [])
-    if not isinstance(raw, list):
-        return []
-    return [str(c.get("type", "")) for c in raw if isinstance(c, dict)]
+        conditions.set(gate_condition(gate, revisions))
+    conditions.flush()

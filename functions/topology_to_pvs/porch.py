@@ -64,14 +64,41 @@ def published_repositories(revisions: list[Revision]) -> dict[str, bool]:
     return out
 
 
+def _workload_clusters(items: Items) -> list[KubeObject]:
+    api_version, kind = WORKLOAD_CLUSTER
+    return list(items.where(kind=kind, api_version=api_version))
+
+
+def _repositories(items: Items) -> list[KubeObject]:
+    return list(items.where(kind="Repository", api_version="config.porch.kpt.dev/*"))
+
+
 def target_objects(items: Items, config: Config) -> list[KubeObject] | None:
     """What a target selects from, when the input has any: Repositories or WorkloadClusters."""
     if config.target_selector == "objectSelector":
-        api_version, kind = WORKLOAD_CLUSTER
-        found = list(items.where(kind=kind, api_version=api_version))
+        found = _workload_clusters(items)
     else:
-        found = list(items.where(kind="Repository", api_version="config.porch.kpt.dev/*"))
+        found = _repositories(items)
     return found or None
+
+
+def other_mode(items: Items, config: Config) -> str | None:
+    """A warning when the inputs fit the other targetSelector (WorkloadClusters but no
+    Repositories under repositorySelector, or the reverse), else None."""
+    clusters, repositories = _workload_clusters(items), _repositories(items)
+    if config.target_selector == "repositorySelector" and clusters and not repositories:
+        return (
+            f"targetSelector is repositorySelector, but the package has WorkloadClusters "
+            f"({', '.join(sorted(o.name for o in clusters))}) and no Repository: with "
+            "targetSelector: objectSelector the sets select WorkloadClusters (and inject them)"
+        )
+    if config.target_selector == "objectSelector" and repositories and not clusters:
+        return (
+            f"targetSelector is objectSelector, but the package has Repositories "
+            f"({', '.join(sorted(o.name for o in repositories))}) and no WorkloadCluster: with "
+            "targetSelector: repositorySelector the sets select the Repositories"
+        )
+    return None
 
 
 def matching_targets(

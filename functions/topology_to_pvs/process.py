@@ -11,7 +11,14 @@ from .config import Config
 from .deployed import NFDEPLOYED_DIR, NFDEPLOYED_KIND, desired_nfdeployed, entries
 from .gates import Gate, apply_gates, gates
 from .naming import dns_label
-from .porch import Revision, matching_targets, package_revisions, revisions_of, target_objects
+from .porch import (
+    Revision,
+    matching_targets,
+    other_mode,
+    package_revisions,
+    revisions_of,
+    target_objects,
+)
 from .pvs import ANN_TOPOLOGY, PVS_DIR, PVS_KIND, desired_pvs
 from .topology import Instance, Topology, class_objects, read_topology, topologies
 
@@ -33,6 +40,9 @@ def process(rl: ResourceList, config: Config) -> None:
     classes = class_objects(items)
     revisions_in = package_revisions(items)
     targets_in = target_objects(items, config)
+    mismatch = other_mode(items, config)
+    if mismatch is not None:
+        results.warning(mismatch, rl.function_config, config.field_path("targetSelector"))
     seen: set[tuple[str, str]] = set()
     planned: list[_Planned] = []
     for obj in topologies(items):

@@ -45,20 +45,24 @@ start=$SECONDS
 # The project itself (pure Python). Fixed zip timestamps make the wheel
 # byte-identical while the sources are, so the image builds hit the layer
 # cache; it replaces the wheelhouse's krmfn wheel(s) only when it differs.
+# The wheel is built from a copy of the sources: setuptools stages under
+# build/, where the project's editable install (make install, strict mode)
+# keeps its link tree, and stale staged files would end up in the wheel.
 newwheel="$(mktemp -d "$KRMFN_CACHE/wheel.XXXXXX")"
 trap 'rm -rf "$newwheel"' EXIT
-rm -rf build # setuptools' staging folder, stale files would end up in the wheel
+mkdir -p "$newwheel/src" "$newwheel/out"
+tar -C "$KRMFN_ROOT" --exclude=./.git --exclude=./.venv --exclude=./.cache --exclude=./build \
+  --exclude='*.egg-info' --exclude=__pycache__ -cf - . | tar -C "$newwheel/src" -xf -
 # Without build isolation when the venv has the build backend (no network),
 # else with it.
 wheel=(env SOURCE_DATE_EPOCH=315532800 "$PIP" wheel --quiet --disable-pip-version-check
-  --no-deps -w "$newwheel" .)
+  --no-deps -w "$newwheel/out" "$newwheel/src")
 if ! "${wheel[@]}" --no-build-isolation >"$LOGDIR/wheel-krmfn.log" 2>&1; then
   "${wheel[@]}" >>"$LOGDIR/wheel-krmfn.log" 2>&1 \
     || { tail -n 30 "$LOGDIR/wheel-krmfn.log" >&2; die "pip wheel . failed"; }
 fi
-rm -rf build
 shopt -s nullglob
-krmfn_wheels=("$newwheel"/krmfn-*.whl)
+krmfn_wheels=("$newwheel"/out/krmfn-*.whl)
 shopt -u nullglob
 ((${#krmfn_wheels[@]} == 1)) || die "pip wheel . made no krmfn wheel"
 krmfn_wheel="$WHEELHOUSE/$(basename "${krmfn_wheels[0]}")"

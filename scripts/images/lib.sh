@@ -43,9 +43,3 @@ image_tags() {
   "$py" "$KRMFN_ROOT/scripts/images/image_tags.py" "$KRMFN_ROOT/pyproject.toml"
 }
 
-# The full tag (vX.Y.Z) the e2e and the examples use.
-image_tag() {
-  local tags
-  tags="$(image_tags)" || return 1
-  printf '%s\n' "${tags%%$'\n'*}"
-}
