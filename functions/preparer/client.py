@@ -10,6 +10,7 @@ from typing import Any
 from krmfn.tko import (
     ANN_CATALOG_ID,
     ANN_CATALOG_TEMPLATE,
+    deployment_id,
     dns_label,
     find_deployment,
     new_child,
@@ -113,12 +114,7 @@ class DataClient:
 
     def deployment_id(self) -> str:
         """This package's deployment id: the parent's id (if any) and the Kptfile's name."""
-        own = self.view.own(self.items)
-        kptfile = next((o for o in own if is_kptfile(o)), None)
-        name = kptfile.name if kptfile is not None else "deployment"
-        deployment = find_deployment(own)
-        parent = str(deployment.get("spec.parentDeploymentId") or "") if deployment else ""
-        return f"{parent}/{name}" if parent else name
+        return deployment_id(self.view.own(self.items))
 
     def has_deployment(self, folder: str) -> bool:
         return self.view.has_subpackage(folder)

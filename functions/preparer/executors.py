@@ -140,7 +140,7 @@ def run_krm(ctx: PluginContext) -> Outcome:
     return Outcome.done()
 
 
-def _function_config(ctx: PluginContext, data: dict[str, str]) -> KubeObject:
+def _function_config(data: dict[str, str]) -> KubeObject:
     return KubeObject.from_dict(
         {
             "apiVersion": "v1",
@@ -157,7 +157,7 @@ def _krm_call(ctx: PluginContext, argv: list[str], items: Items) -> list[KubeObj
     if target.namespace:
         data["namespace"] = target.namespace
     data.update(ctx.properties)
-    rl = ResourceList(items=Items(items), function_config=_function_config(ctx, data))
+    rl = ResourceList(items=Items(items), function_config=_function_config(data))
     stdout, stderr = _run(ctx, argv, rl.to_yaml(with_results=False))
     return _parse_resource_list(ctx, stdout, stderr)
 
@@ -325,7 +325,7 @@ def run_image(ctx: PluginContext) -> Outcome:
         )
     argv = [tool, "run", "--rm", "-i", "--network", "none", image]
     own = ctx.own()
-    rl = ResourceList(items=Items(own), function_config=_function_config(ctx, ctx.properties))
+    rl = ResourceList(items=Items(own), function_config=_function_config(ctx.properties))
     stdout, stderr = _run(ctx, argv, rl.to_yaml(with_results=False))
     owned = {id(o) for o in own}
     others = [o for o in ctx.items if id(o) not in owned]
