@@ -175,3 +175,26 @@ def test_deployment_approve(
     assert "already approved" in capsys.readouterr().out
     assert krmfn(["deployment", "approve", str(root / "deployments" / "oran-du")]) == 1
     assert "not prepared yet" in capsys.readouterr().err
+
+
+def test_check_before_preparing_changes_nothing_not_even_the_catalog(
+    tmp_path: Path,
+) -> None:
+    """`prepare-all --check` on the unprepared scenario: exit 1, and no file changes anywhere
+    under the root, the catalog included (a provisioned site is registered in memory only)."""
+    root = tmp_path / "scenario"
+    shutil.copytree(SCENARIO, root)
+    (root / "deployments").mkdir()
+    catalog = str(root / "catalog")
+    out = str(root / "deployments" / "oran-cu")
+    assert (
+        krmfn(["deployment", "create", "topology/oran/cu:v1.0.0", "--catalog", catalog, out]) == 0
+    )
+    before = snapshot(root)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        code = krmfn(["prepare-all", "--check", str(root), "--catalog", catalog])
+    assert code == 1, stderr.getvalue()
+    assert "deployments/oran-cu" in stderr.getvalue()
+    assert snapshot(root) == before
+    assert not (root / "catalog" / "sites" / "provisioned").exists()

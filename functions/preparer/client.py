@@ -3,7 +3,9 @@ deployment creation."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+import contextvars
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,21 @@ from .catalog import Catalog, CatalogEntry, entry_metadata, with_template
 from .package import PackageView
 
 PROVISIONED = "provisioned"
+
+_catalog_read_only: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "catalog_read_only", default=False
+)
+
+
+@contextlib.contextmanager
+def catalog_read_only() -> Iterator[None]:
+    """Within this block a provisioned site is registered in memory only, never written to the
+    catalog folder (``prepare-all --check`` changes nothing)."""
+    token = _catalog_read_only.set(True)
+    try:
+        yield
+    finally:
+        _catalog_read_only.reset(token)
 
 
 class DataClient:
@@ -100,8 +117,11 @@ class DataClient:
                 "info": {"description": f"site provisioned for {self.deployment_id()}/{name}"},
             }
         )
-        _write_package(folder, [kptfile, *objects])
-        own = read_package(folder)
+        if _catalog_read_only.get():
+            own = [kptfile, *objects]
+        else:
+            _write_package(folder, [kptfile, *objects])
+            own = read_package(folder)
         metadata = entry_metadata(own, {"type": PROVISIONED})
         if base is not None:
             entry = with_template(site_id, base, own, metadata)
@@ -158,4 +178,4 @@ def _write_package(folder: Path, objects: Sequence[KubeObject]) -> None:
         raise KrmError(f"cannot register the site package {folder}: {exc}") from None
 
 
-__all__ = ["DataClient"]
+__all__ = ["DataClient", "catalog_read_only"]

@@ -11,6 +11,7 @@ worker processes (forked after the catalog is read, so they share it).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -39,6 +40,7 @@ from krmlib import (
 )
 
 from .catalog import cached_catalogs, load_catalog
+from .client import catalog_read_only
 from .config import Config
 from .executors import containers_allowed
 from .loop import catalog_folder, process
@@ -164,7 +166,7 @@ def _prepare(task: Task, outcome: Outcome) -> None:
     pkg = Package.read(task.folder, package_path=True)
     config = package_config(pkg, task.catalog, task.max_iterations)
     rl = ResourceList(items=Items(pkg.items))
-    with containers_allowed():
+    with containers_allowed(), catalog_read_only() if task.check else contextlib.nullcontext():
         process(rl, config)
     results = rl.results.sorted()
     outcome.errors = [r.message for r in results if r.severity == "error"]
