@@ -9,17 +9,21 @@ reacts to the returned changes (conditions, results). Nothing here knows about a
 Two policies are pluggable:
 
 - *ownership*, how a child names its owner: :class:`OwnerReferences` (``metadata.ownerReferences``
-  with apiVersion, kind, name) or :class:`OwnerAnnotation` (one annotation whose value is
-  ``<apiVersion>.<Kind>.<name>``, as Nephio's specializer writes it);
-- *deletion*, how a child is marked for deletion (it stays in the package until a controller
-  removes it): :class:`DeletionTimestamp` (``metadata.deletionTimestamp``, RFC 3339 UTC, honouring
-  ``SOURCE_DATE_EPOCH``; a child already marked keeps its first timestamp) or
-  :class:`DeleteAnnotation`.
+  with apiVersion, kind, name), :class:`OwnerAnnotation` (one annotation whose value is
+  ``<apiVersion>.<Kind>.<name>``, as Nephio's specializer writes it) or
+  :class:`OwnerNameAnnotation` (one annotation holding the owner's name only; the owner is in the
+  child's namespace);
+- *deletion*, what happens to a child no longer wanted: marked for deletion (it stays in the
+  package until a controller removes it) by :class:`DeletionTimestamp`
+  (``metadata.deletionTimestamp``, RFC 3339 UTC, honouring ``SOURCE_DATE_EPOCH``; a child already
+  marked keeps its first timestamp) or :class:`DeleteAnnotation`; or removed from the package by
+  :class:`RemoveChild` (for generated items nothing in a cluster waits on).
 
 Children are matched to the desired ones by apiVersion, kind and name, so a function that puts a
 hash of the spec into the name gets "mark the old one, create the new one" on a spec change, and one
-that keeps names stable gets an update in place. Namespaces are not compared (a package is one
-scope).
+that keeps names stable gets an update in place. By default namespaces are not compared (a package
+is one scope); ``namespaced=True`` compares them, and ``any_version=True`` matches by group instead
+of apiVersion (an older apiVersion is then updated in place).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from typing import Literal, Protocol
 from .collection import Items
 from .errors import KrmError
 from .object import KubeObject
+from .paths import parse_path
 from .pkgpath import default_file_name
 
 __all__ = [
@@ -45,15 +50,17 @@ __all__ = [
     "DeletionTimestamp",
     "OwnerAnnotation",
     "OwnerKey",
+    "OwnerNameAnnotation",
     "OwnerReferenceOrAnnotation",
     "OwnerReferences",
     "Ownership",
+    "RemoveChild",
     "default_child_path",
     "now_rfc3339",
     "parse_owner",
 ]
 
-Action = Literal["create", "unchanged", "update", "delete", "pending-delete", "conflict"]
+Action = Literal["create", "unchanged", "update", "delete", "pending-delete", "remove", "conflict"]
 """What happened to a child:
 
 - ``create``: added to the package;
@@ -62,17 +69,20 @@ Action = Literal["create", "unchanged", "update", "delete", "pending-delete", "c
   wanted again and got its mark removed);
 - ``delete``: marked for deletion in this run;
 - ``pending-delete``: was already marked, left as it is;
+- ``remove``: removed from the package (the :class:`RemoveChild` policy);
 - ``conflict``: a desired child's name is taken by an item this owner does not own (not touched).
 """
 
 
 @dataclass(frozen=True)
 class OwnerKey:
-    """The identity of an owner: apiVersion, kind and name."""
+    """The identity of an owner: apiVersion, kind and name (and a namespace for an ownership
+    that scopes owners by namespace, as :class:`OwnerNameAnnotation`)."""
 
     api_version: str
     kind: str
     name: str
+    namespace: str = ""
 
     @classmethod
     def of(cls, obj: KubeObject) -> OwnerKey:
@@ -92,13 +102,22 @@ class ChildChange:
 class Ownership(Protocol):
     """How a child points at its owner."""
 
+    def owner_key(self, owner: KubeObject) -> OwnerKey:
+        """The key :meth:`owners` returns for the children of ``owner``."""
+        ...
+
     def owners(self, child: KubeObject) -> list[OwnerKey]: ...
 
     def mark(self, child: KubeObject, owner: KubeObject) -> None: ...
 
 
 class Deletion(Protocol):
-    """How a child is marked for deletion."""
+    """What happens to a child no longer wanted: marked for deletion, or removed."""
+
+    @property
+    def removes(self) -> bool:
+        """True when the child is removed from the package instead of marked."""
+        ...
 
     def is_marked(self, child: KubeObject) -> bool: ...
 
@@ -110,6 +129,9 @@ class Deletion(Protocol):
 @dataclass(frozen=True)
 class OwnerReferences:
     """Ownership by ``metadata.ownerReferences`` (apiVersion, kind, name; no uid in a package)."""
+
+    def owner_key(self, owner: KubeObject) -> OwnerKey:
+        return OwnerKey.of(owner)
 
     def owners(self, child: KubeObject) -> list[OwnerKey]:
         return [
@@ -127,6 +149,9 @@ class OwnerAnnotation:
     """Ownership by one annotation whose value is ``<apiVersion>.<Kind>.<name>``."""
 
     key: str
+
+    def owner_key(self, owner: KubeObject) -> OwnerKey:
+        return OwnerKey.of(owner)
 
     def owners(self, child: KubeObject) -> list[OwnerKey]:
         value = child.annotations.get(self.key, "")
@@ -149,6 +174,9 @@ class OwnerReferenceOrAnnotation:
     """
 
     key: str
+
+    def owner_key(self, owner: KubeObject) -> OwnerKey:
+        return OwnerKey.of(owner)
 
     def owners(self, child: KubeObject) -> list[OwnerKey]:
         found = OwnerReferences().owners(child) + OwnerAnnotation(self.key).owners(child)
@@ -178,6 +206,36 @@ class OwnerReferenceOrAnnotation:
         """True when children of ``owner`` get the annotation (it has no uid)."""
         uid = owner.get("metadata.uid")
         return not (isinstance(uid, str) and uid)
+
+
+@dataclass(frozen=True)
+class OwnerNameAnnotation:
+    """Ownership by one annotation holding the owner's name only.
+
+    The annotation does not say the owner's apiVersion, so an owner is any ``kind`` object of one
+    of ``groups`` (any version) with that name in the child's namespace. The keys have an empty
+    apiVersion and carry the namespace; an object of another group gets its full key, so it owns
+    nothing here. An annotation present but empty names an owner that cannot exist.
+    """
+
+    key: str
+    kind: str
+    groups: tuple[str, ...]
+
+    def owner_key(self, owner: KubeObject) -> OwnerKey:
+        if owner.kind == self.kind and owner.group in self.groups:
+            return OwnerKey("", self.kind, owner.name, owner.namespace)
+        return OwnerKey(owner.api_version, owner.kind, owner.name, owner.namespace)
+
+    def owners(self, child: KubeObject) -> list[OwnerKey]:
+        annotations = child.annotations
+        if self.key not in annotations:
+            return []
+        return [OwnerKey("", self.kind, str(annotations[self.key]), child.namespace)]
+
+    def mark(self, child: KubeObject, owner: KubeObject) -> None:
+        if child.annotations.get(self.key) != owner.name:
+            child.annotations[self.key] = owner.name
 
 
 def _reference(key: OwnerKey) -> dict[str, str]:
@@ -217,6 +275,10 @@ def now_rfc3339() -> str:
 class DeletionTimestamp:
     """Mark with ``metadata.deletionTimestamp`` (the first mark is kept)."""
 
+    @property
+    def removes(self) -> bool:
+        return False
+
     def is_marked(self, child: KubeObject) -> bool:
         return bool(child.get("metadata.deletionTimestamp"))
 
@@ -235,6 +297,10 @@ class DeleteAnnotation:
     key: str
     value: str = "true"
 
+    @property
+    def removes(self) -> bool:
+        return False
+
     def is_marked(self, child: KubeObject) -> bool:
         return child.annotations.get(self.key, "").lower() == self.value.lower()
 
@@ -246,6 +312,25 @@ class DeleteAnnotation:
         annotations = child.annotations
         if self.key in annotations:
             del annotations[self.key]
+
+
+@dataclass(frozen=True)
+class RemoveChild:
+    """Remove a child no longer wanted from the package (no mark: for generated items that no
+    controller has to clean up). :meth:`ChildSync.apply` drops it from the items."""
+
+    @property
+    def removes(self) -> bool:
+        return True
+
+    def is_marked(self, child: KubeObject) -> bool:
+        return False
+
+    def mark(self, child: KubeObject) -> None:
+        """Nothing to write: :class:`ChildSync` removes the child."""
+
+    def unmark(self, child: KubeObject) -> None:
+        """Nothing to undo: a removed child is not in the package."""
 
 
 def default_child_path(owner: KubeObject, child: KubeObject) -> str:
@@ -260,7 +345,18 @@ class ChildSync:
 
     Index the items once, call :meth:`sync` per owner and :meth:`collect_orphans` once, then
     :meth:`apply` to insert the new children into ``items`` (after their owner's last child, or
-    after the owner). The desired objects passed to :meth:`sync` are taken over, not copied.
+    after the owner) and drop the removed ones. The desired objects passed to :meth:`sync` are
+    taken over, not copied.
+
+    - ``compare``: fields rewritten when they differ from the desired child's;
+    - ``merge``: maps whose desired keys are set, keys added by hand being kept (labels,
+      annotations);
+    - ``namespaced``: match children (and name conflicts) within a namespace;
+    - ``any_version``: recognise the ``owns`` kinds by group, any version (add ``"apiVersion"``
+      to ``compare`` to update an older one in place);
+    - ``in_desired_order``: place a new child right after the desired child before it (or the
+      owner), as a function that lists its children in a fixed order expects, rather than after
+      the owner's last child.
     """
 
     def __init__(
@@ -271,27 +367,45 @@ class ChildSync:
         ownership: Ownership,
         deletion: Deletion,
         compare: Sequence[str] = ("spec",),
+        merge: Sequence[str] = (),
+        namespaced: bool = False,
+        any_version: bool = False,
+        in_desired_order: bool = False,
     ) -> None:
         self.items = items
         self.ownership = ownership
         self.deletion = deletion
         self.compare = tuple(compare)
-        kinds = set(owns)
-        self._taken: dict[tuple[str, str, str], KubeObject] = {}
+        self.merge = tuple(merge)
+        self.namespaced = namespaced
+        self.any_version = any_version
+        self.in_desired_order = in_desired_order
+        kinds = {self._kind(api_version, kind) for api_version, kind in owns}
+        self._taken: dict[tuple[str, str, str, str], KubeObject] = {}
         self._children: dict[OwnerKey, list[KubeObject]] = {}
         self._owned: list[tuple[KubeObject, list[OwnerKey]]] = []
         self._position: dict[int, int] = {}
         for position, obj in enumerate(items):
             self._position[id(obj)] = position
-            if (obj.api_version, obj.kind) not in kinds:
+            if self._kind(obj.api_version, obj.kind) not in kinds:
                 continue
-            self._taken.setdefault((obj.api_version, obj.kind, obj.name), obj)
+            self._taken.setdefault(self._identity(obj), obj)
             owners = ownership.owners(obj)
             if owners:
                 self._owned.append((obj, owners))
                 for key in dict.fromkeys(owners):
                     self._children.setdefault(key, []).append(obj)
         self._inserts: dict[int, list[KubeObject]] = {}
+        self._removed: set[int] = set()
+
+    def _kind(self, api_version: str, kind: str) -> tuple[str, str]:
+        if self.any_version:
+            return (api_version.rsplit("/", 1)[0] if "/" in api_version else "", kind)
+        return (api_version, kind)
+
+    def _identity(self, obj: KubeObject) -> tuple[str, str, str, str]:
+        group_or_version, kind = self._kind(obj.api_version, obj.kind)
+        return (group_or_version, kind, obj.name, obj.namespace if self.namespaced else "")
 
     def sync(self, owner: KubeObject, desired: Sequence[KubeObject]) -> list[ChildChange]:
         """Make ``owner``'s children of the ``owns`` kinds (apiVersion, kind) equal to ``desired``.
@@ -300,23 +414,25 @@ class ChildSync:
           owned, placed in the owner's folder (unless it has a path) and inserted after the
           owner's last child (or the owner) by :meth:`apply`; the desired object itself is
           inserted, not a copy;
-        - a counterpart whose ``compare`` fields equal the desired ones is left alone; otherwise
-          those fields are rewritten in place; a counterpart marked for deletion is unmarked;
-        - a current child that is not desired is marked for deletion (once);
+        - a counterpart whose ``compare`` fields equal the desired ones (and whose ``merge`` maps
+          hold the desired keys) is left alone; otherwise those are rewritten in place; a
+          counterpart marked for deletion is unmarked;
+        - a current child that is not desired is marked for deletion (once), or removed;
         - a desired name already taken by an item the owner does not own is a ``conflict``.
 
-        Returns one change per desired child (in order), then one per child marked for deletion.
+        Returns one change per desired child (in order), then one per child marked or removed.
         """
-        key = OwnerKey.of(owner)
-        current = self._children.get(key, [])
-        by_identity = {(c.api_version, c.kind, c.name): c for c in current}
+        key = self.ownership.owner_key(owner)
+        current = [c for c in self._children.get(key, []) if id(c) not in self._removed]
+        by_identity = {self._identity(c): c for c in current}
         owner_at = self._position.get(id(owner), -1)
         after = [c for c in current if self._position.get(id(c), -1) > owner_at]
-        anchor = after[-1] if after else owner
+        anchor = after[-1] if after and not self.in_desired_order else owner
+        anchor_at = owner_at
         changes: list[ChildChange] = []
-        wanted: set[tuple[str, str, str]] = set()
+        wanted: set[tuple[str, str, str, str]] = set()
         for want in desired:
-            identity = (want.api_version, want.kind, want.name)
+            identity = self._identity(want)
             wanted.add(identity)
             have = by_identity.get(identity)
             if have is None:
@@ -329,14 +445,20 @@ class ChildSync:
                     want.set_path(default_child_path(owner, want))
                 self._inserts.setdefault(id(anchor), []).append(want)
                 self._taken[identity] = want
+                if self.in_desired_order:
+                    anchor = want  # the next new child follows this one
                 changes.append(ChildChange("create", want, key))
                 continue
             self.ownership.mark(have, owner)  # moves it to the form the owner allows now
             changes.append(ChildChange(self._update(have, want), have, key))
+            have_at = self._position.get(id(have), -1)
+            if self.in_desired_order and have_at > anchor_at:
+                anchor, anchor_at = have, have_at
         for child in current:
-            if (child.api_version, child.kind, child.name) not in wanted:
-                self.ownership.mark(child, owner)
-                changes.append(_mark(child, key, self.deletion))
+            if self._identity(child) not in wanted:
+                if not self.deletion.removes:
+                    self.ownership.mark(child, owner)
+                changes.append(self._retire(child, key))
         return changes
 
     def _update(self, have: KubeObject, want: KubeObject) -> Action:
@@ -350,34 +472,58 @@ class ChildSync:
                 changed = have.delete(path) or changed
             elif have.get(path) != value:
                 changed = have.set(path, value) or changed
+        for path in self.merge:
+            wanted = want.get(path)
+            if not isinstance(wanted, dict):
+                continue
+            keys = tuple(parse_path(path))
+            for name, value in wanted.items():
+                changed = have.set((*keys, name), value) or changed
         return "update" if changed else "unchanged"
 
+    def _retire(self, child: KubeObject, owner: OwnerKey) -> ChildChange:
+        """Mark ``child`` for deletion, or remove it (and free its name)."""
+        if self.deletion.removes:
+            self._removed.add(id(child))
+            identity = self._identity(child)
+            if self._taken.get(identity) is child:
+                del self._taken[identity]
+            return ChildChange("remove", child, owner)
+        if self.deletion.is_marked(child):
+            return ChildChange("pending-delete", child, owner)
+        self.deletion.mark(child)
+        return ChildChange("delete", child, owner)
+
     def collect_orphans(self, owner_kind: tuple[str, str]) -> list[ChildChange]:
-        """Mark the children whose ``owner_kind`` (apiVersion, kind) owners are all gone."""
-        api_version, kind = owner_kind
-        present = {
-            OwnerKey.of(obj)
-            for obj in self.items
-            if obj.api_version == api_version and obj.kind == kind
-        }
+        """Mark (or remove) the children whose ``owner_kind`` owners are all gone.
+
+        ``owner_kind`` is (apiVersion, kind) as in the keys the ownership gives (for
+        :class:`OwnerNameAnnotation`, ``("", kind)``).
+        """
+        present = {self.ownership.owner_key(obj) for obj in self.items}
         changes = []
         for child, owners in self._owned:
+            if id(child) in self._removed:
+                continue
             relevant = [o for o in owners if (o.api_version, o.kind) == owner_kind]
             if relevant and not any(o in present for o in relevant):
-                self.ownership.mark(child, _stand_in(relevant[0]))
-                changes.append(_mark(child, relevant[0], self.deletion))
+                if not self.deletion.removes:
+                    self.ownership.mark(child, _stand_in(relevant[0]))
+                changes.append(self._retire(child, relevant[0]))
         return changes
 
     def apply(self) -> None:
-        """Insert the created children into the items (one pass)."""
-        if not self._inserts:
+        """Insert the created children into the items and drop the removed ones (one pass)."""
+        if not self._inserts and not self._removed:
             return
         out: list[KubeObject] = []
         for obj in self.items:
-            out.append(obj)
+            if id(obj) not in self._removed:
+                out.append(obj)
             self._emit(obj, out)
         self.items.replace_all(out)
         self._inserts = {}
+        self._removed = set()
 
     def _emit(self, anchor: KubeObject, out: list[KubeObject]) -> None:
         for child in self._inserts.pop(id(anchor), []):
@@ -390,10 +536,3 @@ def _stand_in(key: OwnerKey) -> KubeObject:
     return KubeObject.from_dict(
         {"apiVersion": key.api_version, "kind": key.kind, "metadata": {"name": key.name}}
     )
-
-
-def _mark(child: KubeObject, owner: OwnerKey, deletion: Deletion) -> ChildChange:
-    if deletion.is_marked(child):
-        return ChildChange("pending-delete", child, owner)
-    deletion.mark(child)
-    return ChildChange("delete", child, owner)

@@ -15,9 +15,11 @@ from krmlib.children import (
     DeletionTimestamp,
     OwnerAnnotation,
     OwnerKey,
+    OwnerNameAnnotation,
     OwnerReferenceOrAnnotation,
     OwnerReferences,
     Ownership,
+    RemoveChild,
     now_rfc3339,
     parse_owner,
 )
@@ -260,3 +262,139 @@ def test_owner_reference_or_annotation_follows_the_owners_uid() -> None:
         {"apiVersion": "example.com/v1", "kind": "Parent", "name": "p", "uid": "u1"},
     ]
     assert OwnerKey("example.com/v1", "Parent", "p") in policy.owners(old)
+
+
+# --- RemoveChild and OwnerNameAnnotation (the policies topology-to-pvs syncs with) ---
+
+NAMED = OwnerNameAnnotation("example.com/owner", "Parent", ("example.com", "other.example.com"))
+REMOVE = RemoveChild()
+
+
+def named_child(
+    name: str,
+    owner_name: str | None = "p",
+    namespace: str = "",
+    api_version: str = "example.com/v1",
+) -> KubeObject:
+    metadata: dict[str, Any] = {"name": name}
+    if namespace:
+        metadata["namespace"] = namespace
+    if owner_name is not None:
+        metadata["annotations"] = {"example.com/owner": owner_name}
+    return KubeObject.from_dict(
+        {"apiVersion": api_version, "kind": "Child", "metadata": metadata, "spec": {"a": 1}}
+    )
+
+
+def named_sync(items: Items, **options: Any) -> ChildSync:
+    return ChildSync(items, owns=OWNS, ownership=NAMED, deletion=REMOVE, namespaced=True, **options)
+
+
+def test_remove_policy_drops_unwanted_children_and_frees_their_names() -> None:
+    parent, other = owner(), owner("q", "q.yaml")
+    old = named_child("c-old")
+    items = Items([parent, old, other])
+    children = named_sync(items)
+    changes = children.sync(parent, [named_child("c-new", owner_name=None)])
+    assert [(c.action, c.child.name) for c in changes] == [("create", "c-new"), ("remove", "c-old")]
+    assert not old.has("metadata.deletionTimestamp")  # removed, not marked
+    # the removed child's name is free: another owner may take it in the same pass
+    taken = children.sync(other, [named_child("c-old", owner_name=None)])
+    assert [(c.action, c.child.name) for c in taken] == [("create", "c-old")]
+    children.apply()
+    assert [(o.name, o.annotations.get("example.com/owner")) for o in items] == [
+        ("p", None),
+        ("c-new", "p"),
+        ("q", None),
+        ("c-old", "q"),
+    ]
+
+
+def test_remove_policy_removes_orphans_once() -> None:
+    parent = owner()
+    mine, orphan = named_child("c1"), named_child("c2", owner_name="gone")
+    items = Items([parent, mine, orphan])
+    children = named_sync(items)
+    orphans = children.collect_orphans(("", "Parent"))
+    assert [(c.action, c.child.name, c.owner.name) for c in orphans] == [("remove", "c2", "gone")]
+    children.apply()
+    assert [o.name for o in items] == ["p", "c1"]
+    assert named_sync(items).collect_orphans(("", "Parent")) == []
+
+
+def test_owner_name_annotation_is_scoped_by_namespace_and_groups() -> None:
+    parent = owner()
+    parent.set("metadata.namespace", "ns")
+    assert NAMED.owner_key(parent) == OwnerKey("", "Parent", "p", "ns")
+    assert NAMED.owners(named_child("c", namespace="ns")) == [OwnerKey("", "Parent", "p", "ns")]
+    assert NAMED.owners(named_child("c", owner_name=None)) == []
+    # the same name in another namespace is another owner's child
+    elsewhere = named_child("c1", namespace="other")
+    mine = named_child("c2", namespace="ns")
+    items = Items([parent, elsewhere, mine])
+    changes = named_sync(items).sync(parent, [])
+    assert [(c.action, c.child.name) for c in changes] == [("remove", "c2")]
+    # an owner of a group not listed owns nothing here (its key keeps its apiVersion)
+    stranger = KubeObject.from_dict(
+        {"apiVersion": "third.example.com/v1", "kind": "Parent", "metadata": {"name": "p"}}
+    )
+    assert NAMED.owner_key(stranger).api_version == "third.example.com/v1"
+    # both listed groups own by name: the child of a parent of the other group is not an orphan
+    sibling = KubeObject.from_dict(
+        {"apiVersion": "other.example.com/v2", "kind": "Parent", "metadata": {"name": "s"}}
+    )
+    kept = named_child("c3", owner_name="s")
+    items = Items([sibling, kept, stranger, named_child("c4", owner_name="p")])
+    orphans = named_sync(items).collect_orphans(("", "Parent"))
+    assert [c.child.name for c in orphans] == ["c4"]
+
+
+def test_a_same_named_item_in_another_namespace_is_no_conflict_when_namespaced() -> None:
+    parent = owner()
+    other_ns = named_child("c1", owner_name=None, namespace="other")
+    same_ns = named_child("c2", owner_name=None)
+    items = Items([parent, other_ns, same_ns])
+    desired = [named_child("c1", owner_name=None), named_child("c2", owner_name=None)]
+    changes = named_sync(items).sync(parent, desired)
+    assert [(c.action, c.child) for c in changes] == [("create", desired[0]), ("conflict", same_ns)]
+
+
+def test_any_version_updates_an_old_api_version_in_place_and_merges_maps() -> None:
+    parent = owner()
+    old = named_child("c1", api_version="example.com/v0")
+    old.labels["hand"] = "kept"
+    old.annotations["hand.example.com/note"] = "kept"
+    items = Items([parent, old])
+    want = named_child("c1")
+    want.labels["generated"] = "yes"
+    children = named_sync(
+        items,
+        any_version=True,
+        compare=("apiVersion", "spec"),
+        merge=("metadata.labels", "metadata.annotations"),
+    )
+    assert [c.action for c in children.sync(parent, [want])] == ["update"]
+    children.apply()
+    assert list(items) == [parent, old]  # the same object, not a new one
+    assert old.api_version == "example.com/v1"
+    assert dict(old.labels) == {"hand": "kept", "generated": "yes"}
+    assert dict(old.annotations) == {"example.com/owner": "p", "hand.example.com/note": "kept"}
+    again = named_sync(items, any_version=True, compare=("apiVersion", "spec"))
+    assert [c.action for c in again.sync(parent, [named_child("c1")])] == ["unchanged"]
+
+
+def test_in_desired_order_places_a_new_child_after_the_one_listed_before_it() -> None:
+    parent = owner()
+    a, c = named_child("a"), named_child("c")
+    items = Items([parent, a, c])
+    desired = [named_child("a"), named_child("b", None), named_child("c"), named_child("d", None)]
+    children = named_sync(items, in_desired_order=True)
+    children.sync(parent, desired)
+    children.apply()
+    assert [o.name for o in items] == ["p", "a", "b", "c", "d"]
+    # the default: new children after the owner's last child
+    items = Items([parent, named_child("a"), named_child("c")])
+    children = named_sync(items)
+    children.sync(parent, [named_child("a"), named_child("b", None), named_child("c")])
+    children.apply()
+    assert [o.name for o in items] == ["p", "a", "c", "b"]
