@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ._yaml import to_plain
 from .object import KubeObject
 
 Status = Literal["True", "False", "Unknown"]
@@ -48,51 +47,6 @@ def get_conditions(kptfile: KubeObject) -> list[Condition]:
         if isinstance(raw, list)
         else []
     )
-
-
-def _find(kptfile: KubeObject, type_: str) -> tuple[int, Any]:
-    """(index, live entry) of the condition of this type, or (number of conditions, None)."""
-    raw = kptfile._raw("status.conditions")
-    if not isinstance(raw, list):
-        return 0, None
-    for index, entry in enumerate(raw):
-        if isinstance(entry, dict) and entry.get("type") == type_:
-            return index, entry
-    return len(raw), None
-
-
-def get_condition(kptfile: KubeObject, type_: str) -> Condition | None:
-    _, entry = _find(kptfile, type_)
-    return Condition.from_dict(to_plain(entry)) if entry is not None else None
-
-
-def set_condition(kptfile: KubeObject, condition: Condition) -> bool:
-    """Add or update a condition in place (existing order kept, new ones appended).
-
-    Returns True if the Kptfile changed. Only the fields that differ are written, so the
-    other lines of the condition (and their comments) stay as they were.
-    """
-    raw = kptfile.get("status.conditions", [])
-    if not isinstance(raw, list):
-        raw = []
-    for index, existing in enumerate(raw):
-        if isinstance(existing, dict) and existing.get("type") == condition.type:
-            wanted = condition.to_dict()
-            changed = False
-            for key in ("status", "reason", "message"):
-                if key in wanted and existing.get(key) != wanted[key]:
-                    changed = (
-                        kptfile.set(f"status.conditions[{index}].{key}", wanted[key]) or changed
-                    )
-                elif key not in wanted and key in existing:
-                    changed = kptfile.delete(f"status.conditions[{index}].{key}") or changed
-            return changed
-    return kptfile.set(f"status.conditions[{len(raw)}]", condition.to_dict())
-
-
-def remove_condition(kptfile: KubeObject, type_: str) -> bool:
-    index, existing = _find(kptfile, type_)
-    return existing is not None and kptfile.delete(("status", "conditions", index))
 
 
 GATES = "info.readinessGates"

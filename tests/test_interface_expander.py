@@ -14,7 +14,7 @@ from krmfn.interface_expander.naming import (
     spec_hash,
 )
 
-from krmlib import ResourceList, get_condition, run_resource_list
+from krmlib import Conditions, ResourceList, run_resource_list
 
 PKG = Path(__file__).resolve().parent.parent / "functions" / "interface_expander"
 SCRIPT = Path(sys.executable).parent / "krmfn-interface-expander"
@@ -125,7 +125,7 @@ def test_a_marked_child_wanted_again_is_revived(monkeypatch: pytest.MonkeyPatch)
     assert not revived.has("metadata.deletionTimestamp")
     kptfile = again.items.kptfile
     assert kptfile is not None
-    condition = get_condition(kptfile, f"ipam-nephio-org-v1alpha1-ipallocation-{child.name}")
+    condition = Conditions(kptfile).get(f"ipam-nephio-org-v1alpha1-ipallocation-{child.name}")
     assert condition is not None
     assert (condition.status, condition.message.split(";")[0]) == (
         "False",
@@ -166,7 +166,7 @@ def test_a_fulfilled_nad_condition_survives_a_loopback_change(
     again, _ = run(once.to_yaml(with_results=False), monkeypatch)
     kept = again.items.kptfile
     assert kept is not None
-    found = get_condition(kept, "req-nephio-org-v1alpha1-interface-n3-nad-generated")
+    found = Conditions(kept).get("req-nephio-org-v1alpha1-interface-n3-nad-generated")
     assert found is not None
     assert found.status == "True"
 
@@ -269,7 +269,7 @@ def test_an_unusable_workload_cluster_is_a_condition_on_every_interface(
     kptfile = rl.items.kptfile
     assert kptfile is not None
     for name in ("n3", "n4"):
-        condition = get_condition(kptfile, f"req.nephio.org/v1alpha1.Interface.{name}")
+        condition = Conditions(kptfile).get(f"req.nephio.org/v1alpha1.Interface.{name}")
         assert condition is not None
         assert condition.status == "False"
         assert condition.message == f"spec invalid: mandatory field {message} is missing from " + (
