@@ -40,7 +40,8 @@ from yaml.events import (
     StreamEndEvent,
 )
 
-from .errors import InputError
+from .errors import InputError, KrmError
+from .pkgpath import PATH_ANNOTATIONS, check_relative_path
 
 MAX_DEPTH = 100
 MAX_KEY = 1024
@@ -61,6 +62,7 @@ _INT = re.compile(r"^[-+]?[0-9][0-9_]*$")
 _FIRST_NOT_STRING = frozenset("0123456789+-.~nNtTfF")
 _HEAD_KEYS = frozenset(("apiVersion", "kind", "name", "namespace"))
 _HEAD_FIELDS = ("apiVersion", "kind", "metadata.name", "metadata.namespace")
+_PATH_KEYS = frozenset(PATH_ANNOTATIONS)
 
 
 @dataclass(slots=True)
@@ -72,6 +74,7 @@ class Head:
     values: list[str | None] = field(default_factory=lambda: [None, None, None, None])
     strings: dict[str, str] | None = None  # shared by the items: one "v1", one "ConfigMap"
     problem: tuple[str, str, int] | None = None  # (field, what it is, line)
+    merged: bool = False  # an alias, a merge key or a tagged key: read it decoded to be sure
 
     def header(self) -> tuple[str, str, str, str] | None:
         """(apiVersion, kind, name, namespace) when the first three are strings."""
@@ -228,6 +231,7 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
     scalar, alias = ScalarEvent, AliasEvent
     map_start, seq_start = MappingStartEvent, SequenceStartEvent
     head_keys = _HEAD_KEYS
+    path_keys = _PATH_KEYS
     first_not_string = _FIRST_NOT_STRING
     max_digits = _MAX_DIGITS
     # The collection being read, and a stack of the enclosing ones (as they are to be resumed).
@@ -260,6 +264,8 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
                 keys.add(unique)
                 key = value
                 want_key = False
+                if (value == "<<" or event.tag is not None) and head is not None:
+                    head.merged = True
                 if depth == 1 and documents == 1:
                     outline.sections.append((event.start_mark.line + 1, value))
                 continue
@@ -271,6 +277,8 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
                     _note_head(head, head_level, depth, key, stack, event)
                 elif depth == 1 and key == "functionConfig" and documents == 1:
                     _note_config(outline, event)
+                elif key in path_keys and _in_annotations(head, head_level, depth, stack):
+                    _check_path(value, key, event)
             else:
                 count += 1
                 if depth == 2 and documents == 1 and stack[1][2] == "items":
@@ -290,6 +298,8 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
                         _note_head(head, head_level, level, key, stack, event)
                     elif level == 1 and key == "functionConfig" and documents == 1:
                         _note_config(outline, event)
+                    elif key in path_keys and _in_annotations(head, head_level, level, stack):
+                        raise _Refused(f"annotation {key} must be a string path", mark)
                     stack.append((keys, True, key, count))
             else:
                 count += 1
@@ -312,6 +322,8 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
                 head, head_level = doc_head, 1
             continue
         if kind is alias:
+            if head is not None:
+                head.merged = True
             if keys is not None:
                 if want_key:
                     key, want_key = None, False
@@ -333,6 +345,28 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
             continue
         if kind is StreamEndEvent or event is None:
             break
+
+
+def _in_annotations(head: Head | None, head_level: int, depth: int, stack: list[Any]) -> bool:
+    """The value being read is an entry of the item's own ``metadata.annotations``."""
+    return (
+        head is not None
+        and depth == head_level + 2
+        and stack[head_level + 1][2] == "annotations"
+        and stack[head_level][2] == "metadata"
+    )
+
+
+def _check_path(value: str, key: str, event: Any) -> None:
+    """A path annotation, as decoded (escapes, folded lines): a clean relative path."""
+    try:
+        check_relative_path(value)
+    except KrmError as exc:
+        raise _Refused(
+            f"annotation {key}: {exc.message}: a function must not make kpt write outside "
+            "the package",
+            event.start_mark,
+        ) from None
 
 
 def _note_head(

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from . import _emit, _syntax, _yaml
 from .collection import Items
-from .errors import InputError, KrmError
+from .errors import InputError
 from .object import KubeObject, doc_to_item
 from .pkgpath import check_path_annotations
 from .results import Results
@@ -59,16 +59,18 @@ class ResourceList:
         rl = fast if fast is not None else _parse_full(text)
         outline.check(rl.form != "stream")
         heads = outline.items if rl.form != "stream" else outline.docs
-        if len(heads) == len(rl.items):
+        matched = len(heads) == len(rl.items)
+        if matched:
             for obj, head in zip(rl.items, heads, strict=True):
                 if obj._header is None and not obj.changed:
                     obj._header = head.header()
         for index, obj in enumerate(rl.items):
             _check_item(obj, index)
-        if "/path:" in text:
-            _check_paths(rl, text)
-        for obj in rl.items:
-            check_path_annotations(obj)  # the decoded values: escapes, aliases, folded lines
+        # The pass checked every path annotation as decoded (escapes, folded lines, flow maps);
+        # an item with an alias, a merge key or a tagged key is decoded whole to be sure.
+        for index, obj in enumerate(rl.items):
+            if not matched or heads[index].merged:
+                check_path_annotations(obj)
         return rl
 
     # --- writing ----------------------------------------------------------------------------
@@ -282,27 +284,6 @@ def _check_item(obj: KubeObject, index: int) -> None:
 
 
 _BAD_NAME = re.compile(r"[/%\s\x00-\x1f\x7f]")
-_PATH_ANNOTATION = re.compile(r"config\.kubernetes\.io/path:[ \t]*['\"]?([^'\"\n]*)")
-
-
-def _check_paths(rl: ResourceList, text: str) -> None:
-    """Path annotations must stay inside the package (kpt writes files there)."""
-    from .pkgpath import check_relative_path
-
-    for match in _PATH_ANNOTATION.finditer(text):
-        path = match.group(1).strip()
-        if path.startswith("/") or ".." in path.split("/"):
-            owner = next((o for o in rl.items if path in (o.path or "")), None)
-            line = text.count("\n", 0, match.start()) + 1
-            try:
-                check_relative_path(path, obj=owner)
-            except KrmError as exc:
-                raise InputError(
-                    f"{exc.message}: a function must not make kpt write outside the package",
-                    obj=owner,
-                    field='metadata.annotations["config.kubernetes.io/path"]',
-                    line=line,
-                ) from None
 
 
 def _node_object(node: Any, where: str) -> KubeObject:

@@ -280,3 +280,33 @@ def test_no_open_file_left_behind_by_a_refused_read(tmp_path: Path) -> None:
             read_file_text(fifo)
     fds = subprocess.run(["ls", f"/proc/{os.getpid()}/fd"], capture_output=True, text=True)
     assert len(fds.stdout.split()) < 40
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # an alias as the value: the item is decoded whole
+        "apiVersion: v1\nkind: ConfigMap\ndata: {k: &p ../x.yaml}\nmetadata:\n  name: x\n"
+        "  annotations:\n    internal.config.kubernetes.io/path: *p\n",
+        # a merge key bringing the annotation from an anchored mapping
+        "apiVersion: v1\nkind: ConfigMap\ndata: &b {config.kubernetes.io/path: ../x.yaml}\n"
+        "metadata:\n  name: x\n  annotations:\n    <<: *b\n",
+        # not a string at all
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations:\n"
+        "    config.kubernetes.io/path: {a: ../b}\n",
+    ],
+    ids=["alias", "merge-key", "mapping"],
+)
+def test_path_annotations_behind_aliases_and_merge_keys_are_checked(text: str) -> None:
+    with pytest.raises(KrmError, match="path"):
+        ResourceList.parse(text)
+
+
+def test_a_path_annotation_elsewhere_in_an_item_is_data() -> None:
+    """Only the item's own metadata.annotations name its file: the same key in data is data."""
+    text = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations:\n"
+        "    config.kubernetes.io/path: cm.yaml\ndata:\n  config.kubernetes.io/path: ../data\n"
+    )
+    rl = ResourceList.parse(text)
+    assert rl.items[0].path == "cm.yaml"
