@@ -51,6 +51,8 @@ class PackageView:
 
     def subpackage_of(self, obj: KubeObject) -> str | None:
         """The subpackage folder (relative) an item lives in, or None for the root's items."""
+        if not self.subpackages:  # a package without subpackages owns every item
+            return None
         folder = posixpath.dirname(self.file_of(obj))
         while folder:  # the deepest folder of the file's path that is a subpackage
             if folder in self.subpackages:
