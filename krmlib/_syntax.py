@@ -232,6 +232,7 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
     map_start, seq_start = MappingStartEvent, SequenceStartEvent
     head_keys = _HEAD_KEYS
     path_keys = _PATH_KEYS
+    clean_paths: set[str] = set()
     first_not_string = _FIRST_NOT_STRING
     max_digits = _MAX_DIGITS
     # The collection being read, and a stack of the enclosing ones (as they are to be resumed).
@@ -277,8 +278,13 @@ def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
                     _note_head(head, head_level, depth, key, stack, event)
                 elif depth == 1 and key == "functionConfig" and documents == 1:
                     _note_config(outline, event)
-                elif key in path_keys and _in_annotations(head, head_level, depth, stack):
+                elif (
+                    key in path_keys
+                    and value not in clean_paths  # a hundred items share a file
+                    and _in_annotations(head, head_level, depth, stack)
+                ):
                     _check_path(value, key, event)
+                    clean_paths.add(value)
             else:
                 count += 1
                 if depth == 2 and documents == 1 and stack[1][2] == "items":
