@@ -356,7 +356,10 @@ class ChildSync:
       to ``compare`` to update an older one in place);
     - ``in_desired_order``: place a new child right after the desired child before it (or the
       owner), as a function that lists its children in a fixed order expects, rather than after
-      the owner's last child.
+      the owner's last child;
+    - ``new_as_text``: hold each new child as its ``items`` text once it is marked and placed
+      (:meth:`KubeObject.from_item`; the change and the items get that object): for a function
+      that creates thousands of children and does not edit them afterwards (memory).
     """
 
     def __init__(
@@ -371,6 +374,7 @@ class ChildSync:
         namespaced: bool = False,
         any_version: bool = False,
         in_desired_order: bool = False,
+        new_as_text: bool = False,
     ) -> None:
         self.items = items
         self.ownership = ownership
@@ -380,6 +384,7 @@ class ChildSync:
         self.namespaced = namespaced
         self.any_version = any_version
         self.in_desired_order = in_desired_order
+        self.new_as_text = new_as_text
         kinds = {self._kind(api_version, kind) for api_version, kind in owns}
         self._taken: dict[tuple[str, str, str, str], KubeObject] = {}
         self._children: dict[OwnerKey, list[KubeObject]] = {}
@@ -440,14 +445,12 @@ class ChildSync:
                 if other is not None:
                     changes.append(ChildChange("conflict", other, key))
                     continue
-                self.ownership.mark(want, owner)
-                if want.path is None:
-                    want.set_path(default_child_path(owner, want))
-                self._inserts.setdefault(id(anchor), []).append(want)
-                self._taken[identity] = want
+                created = self._place(want, owner)
+                self._inserts.setdefault(id(anchor), []).append(created)
+                self._taken[identity] = created
                 if self.in_desired_order:
-                    anchor = want  # the next new child follows this one
-                changes.append(ChildChange("create", want, key))
+                    anchor = created  # the next new child follows this one
+                changes.append(ChildChange("create", created, key))
                 continue
             self.ownership.mark(have, owner)  # moves it to the form the owner allows now
             changes.append(ChildChange(self._update(have, want), have, key))
@@ -460,6 +463,17 @@ class ChildSync:
                     self.ownership.mark(child, owner)
                 changes.append(self._retire(child, key))
         return changes
+
+    def _place(self, want: KubeObject, owner: KubeObject) -> KubeObject:
+        """A new child marked as owned and given a path (held as its text with ``new_as_text``)."""
+        self.ownership.mark(want, owner)
+        if want.path is None:
+            want.set_path(default_child_path(owner, want))
+        if not self.new_as_text:
+            return want
+        as_text = KubeObject.from_item(want.to_item())
+        as_text._header = (want.api_version, want.kind, want.name, want.namespace)
+        return as_text
 
     def _update(self, have: KubeObject, want: KubeObject) -> Action:
         changed = False

@@ -72,6 +72,15 @@ class KubeObject:
             text += "\n"
         return cls(src=text, form="doc")
 
+    @classmethod
+    def from_item(cls, text: str) -> KubeObject:
+        """A new object from the text of an ``items`` entry (as :meth:`to_item` writes one),
+        written out as it is. It counts as changed. For a function that makes thousands of
+        objects and does not edit them again: their text is smaller than their values."""
+        obj = cls(src=text, form="item")
+        obj._spliced = True
+        return obj
+
     def copy(self) -> KubeObject:
         """An independent copy (new objects are always written out in full)."""
         return KubeObject(node=_yaml.load_rt(self.to_yaml()))
@@ -108,6 +117,14 @@ class KubeObject:
             self._node = node
             self._plain = None
         return self._node
+
+    def release(self) -> None:
+        """Forget what reading parsed (the values, the scanned labels and annotations) while the
+        text is still the item's: for a function done with an item it only read (memory). A
+        later read parses the text again; edits are kept."""
+        if self._node is None and self._src is not None:
+            self._plain = None
+            self._scanned = {}
 
     def validate(self) -> None:
         """Check that this is a readable KRM object: mapping, apiVersion, kind, metadata.name."""

@@ -398,3 +398,29 @@ def test_in_desired_order_places_a_new_child_after_the_one_listed_before_it() ->
     children.sync(parent, [named_child("a"), named_child("b", None), named_child("c")])
     children.apply()
     assert [o.name for o in items] == ["p", "a", "c", "b"]
+
+
+@pytest.mark.parametrize("in_desired_order", [False, True])
+def test_new_as_text_holds_new_children_as_their_items_text(in_desired_order: bool) -> None:
+    def run(as_text: bool) -> tuple[Items, list[ChildChange]]:
+        parent = owner()
+        items = Items([parent, named_child("a")])
+        children = named_sync(items, in_desired_order=in_desired_order, new_as_text=as_text)
+        desired = [named_child("a"), named_child("b", None), named_child("c", None)]
+        changes = children.sync(parent, desired)
+        children.apply()
+        return items, changes
+
+    plain, plain_changes = run(False)
+    text, text_changes = run(True)
+    # the same items, written the same way; the changes name the objects in the items
+    assert [o.to_item() for o in text] == [o.to_item() for o in plain]
+    assert [(c.action, c.child.name) for c in text_changes] == [
+        (c.action, c.child.name) for c in plain_changes
+    ]
+    created = [c.child for c in text_changes if c.action == "create"]
+    assert [o.name for o in created] == ["b", "c"]
+    assert all(any(o is c for o in text) for c in created)
+    assert all(c.changed and c.path == "dir/child_" + c.name + ".yaml" for c in created)
+    assert created[0].get("spec") == {"a": 1}  # read back from its text
+    assert dict(created[0].annotations)["example.com/owner"] == "p"

@@ -262,3 +262,23 @@ def test_merge_drops_nulls_inside_new_values() -> None:
     assert o.get("spec") == {"labels": {"b": "1"}}
     o.merge("", {"spec": {"labels": {"b": None}}})
     assert o.get("spec") == {"labels": {}}
+
+
+def test_from_item_is_a_changed_object_written_as_its_text() -> None:
+    text = "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm\n  data:\n    a: '1'\n"
+    obj = KubeObject.from_item(text)
+    assert obj.changed
+    assert obj.to_item() == text
+    assert (obj.kind, obj.name, obj.get("data.a")) == ("ConfigMap", "cm", "1")
+
+
+def test_release_forgets_what_reading_parsed_and_keeps_edits() -> None:
+    obj = KubeObject.from_yaml("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n")
+    assert obj.get("metadata.name") == "cm" and dict(obj.annotations) == {}
+    obj.release()
+    assert obj._plain is None and obj._scanned == {}
+    assert obj.get("metadata.name") == "cm"  # parsed again
+    obj.labels["a"] = "b"
+    obj.release()
+    assert obj.changed and obj.labels["a"] == "b"
+    assert "a: b" in obj.to_yaml()

@@ -40,24 +40,30 @@ class Evidence:
     strong: bool
 
 
-def _children_of(rl: ResourceList, dialect: str) -> bool:
-    kinds = set(DIALECTS[dialect].owns)
-    return any((obj.api_version, obj.kind) in kinds for obj in rl.items)
-
-
 def detect(rl: ResourceList) -> Evidence | None:
     """The dialect the package's shapes point at, or None when nothing does."""
-    workload_clusters = list(
-        rl.items.where(kind=WORKLOAD_CLUSTER_KIND, api_version=CLUSTER_CONTEXT_API_VERSION)
-    )
+    # One pass over the items: the (apiVersion, kind) pairs present, and the objects to look at.
+    present: set[tuple[str, str]] = set()
+    workload_clusters = []
+    contexts = []
+    interfaces = []
+    for obj in rl.items:
+        shape = (obj.api_version, obj.kind)
+        present.add(shape)
+        if shape == _WORKLOAD_CLUSTER:
+            workload_clusters.append(obj)
+        elif shape == _CLUSTER_CONTEXT:
+            contexts.append(obj)
+        elif shape == _INTERFACE:
+            interfaces.append(obj)
+
+    def children_of(dialect: str) -> bool:
+        return not present.isdisjoint(DIALECTS[dialect].owns)
+
     if workload_clusters:
         return Evidence("nephio", f"it has a WorkloadCluster ({workload_clusters[0].name})", True)
-    if _children_of(rl, "nephio"):
+    if children_of("nephio"):
         return Evidence("nephio", "it has IPClaims or VLANClaims", True)
-    contexts = list(
-        rl.items.where(kind=CLUSTER_CONTEXT_KIND, api_version=CLUSTER_CONTEXT_API_VERSION)
-    )
-    interfaces = list(rl.items.where(kind=INTERFACE_KIND, api_version=INTERFACE_API_VERSION))
     specialized = any(
         key.startswith(SPECIALIZER_PREFIX)
         for obj in [*contexts, *interfaces]
@@ -69,15 +75,20 @@ def detect(rl: ResourceList) -> Evidence | None:
             "it has a ClusterContext and specializer.nephio.org annotations",
             True,
         )
-    if _children_of(rl, "nephio-2023-05"):
+    if children_of("nephio-2023-05"):
         return Evidence("nephio-2023-05", "it has ipam.alloc.nephio.org allocations", True)
     if contexts:
         return Evidence(
             "design", "it has a ClusterContext without specializer.nephio.org annotations", False
         )
-    if _children_of(rl, "design"):
+    if children_of("design"):
         return Evidence("design", "it has ipam.nephio.org allocations", False)
     return None
+
+
+_WORKLOAD_CLUSTER = (CLUSTER_CONTEXT_API_VERSION, WORKLOAD_CLUSTER_KIND)
+_CLUSTER_CONTEXT = (CLUSTER_CONTEXT_API_VERSION, CLUSTER_CONTEXT_KIND)
+_INTERFACE = (INTERFACE_API_VERSION, INTERFACE_KIND)
 
 
 def choose(rl: ResourceList, config: Config) -> Dialect:

@@ -48,7 +48,11 @@ def process(rl: ResourceList, config: Config) -> None:
         )
     duplicates = report_duplicates(rl, interfaces)
     sync = ChildSync(
-        rl.items, owns=dialect.owns, ownership=dialect.ownership, deletion=dialect.deletion
+        rl.items,
+        owns=dialect.owns,
+        ownership=dialect.ownership,
+        deletion=dialect.deletion,
+        new_as_text=True,
     )
     created: dict[str, int] = {}
     annotated: list[str] = []
@@ -62,6 +66,7 @@ def process(rl: ResourceList, config: Config) -> None:
             )
         except KrmError as exc:
             rl.results.from_error(exc)
+            obj.release()
             continue
         for change in changes:
             if change.action == "create":
@@ -70,6 +75,7 @@ def process(rl: ResourceList, config: Config) -> None:
                 if key and obj.name not in annotated:
                     annotated.append(obj.name)
                     annotation_key = key
+        obj.release()  # done with it: its values and scanned maps go (memory)
     if annotated:
         names = ", ".join(annotated[:5]) + (
             f" and {len(annotated) - 5} more" if len(annotated) > 5 else ""

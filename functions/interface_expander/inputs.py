@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from krmlib import KrmError, KubeObject, Results
 
@@ -75,19 +76,38 @@ def _text(obj: KubeObject, path: str) -> str:
     return str(value)
 
 
+_SCALARS = (str, int, float)
+
+
+def _spec_text(obj: KubeObject, spec: dict[str, Any], path: str) -> str:
+    """``_text(obj, "spec." + path)`` read from ``spec`` (the copy ``obj.get("spec")`` gave):
+    one parse and one copy per Interface instead of one walk and copy per field. A shape the
+    walk would refuse (a scalar where a map is needed) is read through ``_text`` for its error."""
+    node: Any = spec
+    for key in path.split("."):
+        if not isinstance(node, dict):
+            return _text(obj, f"spec.{path}") if node is not None else ""
+        node = node.get(key)
+    if node is None:
+        return ""
+    if type(node) in _SCALARS:
+        return str(node)
+    return _text(obj, f"spec.{path}")
+
+
 def read_interface(obj: KubeObject, results: Results) -> Request:
     """The Interface's request; KrmError (naming the field) when it cannot be expanded."""
     spec = obj.get("spec")
     if not isinstance(spec, dict):
         raise KrmError("Interface has no spec", obj=obj, field="spec")
-    network = _text(obj, "spec.networkInstance.name")
+    network = _spec_text(obj, spec, "networkInstance.name")
     if not network:
         raise KrmError(
             "spec.networkInstance.name is missing: name the network instance of the interface",
             obj=obj,
             field="spec.networkInstance.name",
         )
-    cni_type = _text(obj, "spec.cniType")
+    cni_type = _spec_text(obj, spec, "cniType")
     if cni_type and cni_type not in CNI_TYPES:
         raise KrmError(
             f"spec.cniType {cni_type!r} is not supported: expected one of "
@@ -95,8 +115,8 @@ def read_interface(obj: KubeObject, results: Results) -> Request:
             obj=obj,
             field="spec.cniType",
         )
-    attachment = _attachment(obj, results)
-    policy = _text(obj, "spec.ipFamilyPolicy") or "ipv4-only"
+    attachment = _attachment(obj, spec, results)
+    policy = _spec_text(obj, spec, "ipFamilyPolicy") or "ipv4-only"
     families = FAMILY_POLICIES.get(policy.lower())
     if families is None:
         raise KrmError(
@@ -126,9 +146,9 @@ def read_interface(obj: KubeObject, results: Results) -> Request:
     )
 
 
-def _attachment(obj: KubeObject, results: Results) -> str:
-    attachment = _text(obj, "spec.attachmentType")
-    misspelt = _text(obj, "spec.attachementType")
+def _attachment(obj: KubeObject, spec: dict[str, Any], results: Results) -> str:
+    attachment = _spec_text(obj, spec, "attachmentType")
+    misspelt = _spec_text(obj, spec, "attachementType")
     if misspelt:
         if attachment and attachment != misspelt:
             results.warning(
