@@ -37,6 +37,17 @@ def splice_set(
     emitter writes, and a list that only grows (``current`` is its old value: the new entries are
     appended after the old ones, which keep their text).
     """
+    if item_form and len(keys) == 3 and keys[0] == "metadata" and isinstance(value, str):
+        fast = _set_metadata_entry(text, keys[1], keys[2], value)
+        if fast is not None:
+            return fast
+    return _splice_lines(text, item_form, keys, value, current)
+
+
+def _splice_lines(
+    text: str, item_form: bool, keys: tuple[str, ...], value: Any, current: Any
+) -> str | None:
+    """The general path of :func:`splice_set`, on the item's lines."""
     rendered = render_scalar(value) if isinstance(value, str) else None
     if isinstance(value, str) and rendered is None:
         return None
@@ -112,6 +123,93 @@ def splice_set(
             return None
         return _join(view, item_form, trailing_newline)
     return None
+
+
+# kpt's regular layout, as the general path reads it (``_find_key``): a line two deep or less
+# that is not blank, a comment, a compact list entry or a simple ``key:`` line.
+_ODD_TOP = re.compile(
+    r"\n(?: ?(?=[^ \n#])|  (?=[^ \n#])(?!- |-\n|[A-Za-z0-9][A-Za-z0-9._/-]*:[ \n]))"
+)
+_TOP_KEY = re.compile(r"\n  ([A-Za-z0-9][A-Za-z0-9._/-]*):(?=[ \n])")
+# metadata's entries: the first a key four deep, then keys or list entries four deep or deeper
+# lines; no blank lines, no comments.
+_META_BLOCK = re.compile(
+    r"    [A-Za-z0-9][A-Za-z0-9._/-]*:(?: [^\n]*)?\n"
+    r"(?:    (?:[A-Za-z0-9][A-Za-z0-9._/-]*:(?: [^\n]*)?|- [^\n]*|-| +[^ #\n][^\n]*)\n)*"
+)
+_META_KEY = re.compile(r"\n    ([A-Za-z0-9][A-Za-z0-9._/-]*):(?=[ \n])")
+_ENTRIES = re.compile(r"(?:      [A-Za-z0-9][A-Za-z0-9._/-]*:(?: [^\n]*)?\n)+")
+_ENTRY_KEY = re.compile(r"\n      ([A-Za-z0-9][A-Za-z0-9._/-]*):")
+
+
+def _set_metadata_entry(text: str, section: str, key: str, value: str) -> str | None:
+    """``metadata.<section>.<key>`` set to a string in an item of kpt's regular layout (labels,
+    annotations: thousands of items per run), or None for the general path.
+
+    A few regex passes on offsets (no list of lines). Answers only where the general path gives
+    the same text: simple, distinct top-level keys; ``metadata:`` alone on its line, its entries
+    four deep with no comments or blank lines; the section's entries ``key: value`` lines six
+    deep. Anything else (a layout the general path refuses included) is left to it.
+    """
+    rendered = render_scalar(value)
+    if rendered is None or not text.startswith("- ") or not text.endswith("\n"):
+        return None
+    if "\t" in text or "\r" in text:
+        return None
+    for name in (section, key):
+        if not _SIMPLE.match(name) or needs_quotes(name):
+            return None
+    view = "\n  " + text[2:]  # the first line as the others: two spaces deep
+    if _ODD_TOP.search(view) is not None:
+        return None
+    top = _TOP_KEY.findall(view)
+    if len(set(top)) != len(top):
+        return None
+    meta = view.find("\n  metadata:\n") + 13  # where metadata's entries start
+    if meta == 12:
+        return None
+    block = _META_BLOCK.match(view, meta)
+    if block is None:
+        return None
+    block_end = block.end()  # the line after metadata's entries (or the end of the text)
+    if block_end < len(view) and view[block_end + 2 : block_end + 3] in (" ", "#", "\n", ""):
+        return None  # not a top-level key next: blank lines, comments, odd indentation
+    keys = _META_KEY.findall(view, meta - 1, block_end)
+    if len(set(keys)) != len(keys):
+        return None
+    if section not in keys:
+        insert = f"    {section}:\n      {key}: {rendered}\n"
+        return _from_view(view[:block_end] + insert + view[block_end:])
+    head = view.find(f"\n    {section}:", meta - 1, block_end) + 1
+    entries_at = head + 6 + len(section)
+    if view[entries_at - 1] != "\n":
+        return None  # a value or comment after "<section>:"
+    entries = _ENTRIES.match(view, entries_at, block_end)
+    if entries is None:
+        return None
+    after = entries.end()
+    if after < block_end and view[after + 4] == " ":
+        return None  # deeper lines under an entry
+    names = _ENTRY_KEY.findall(view, entries_at - 1, after)
+    if len(set(names)) != len(names):
+        return None
+    if key not in names:
+        return _from_view(f"{view[:after]}      {key}: {rendered}\n{view[after:]}")
+    line = view.find(f"\n      {key}:", entries_at - 1, after) + 1
+    line_end = view.index("\n", line)
+    match = _KEY_BODY.fullmatch(view, line + 6, line_end)
+    assert match is not None
+    new_value = _replace_value(match.group(2) or "", rendered)
+    if new_value is None:
+        return None
+    return _from_view(f"{view[:line]}      {key}: {new_value}{view[line_end:]}")
+
+
+_KEY_BODY = re.compile(r"([A-Za-z0-9][A-Za-z0-9._/-]*):(?: (.*))?")
+
+
+def _from_view(view: str) -> str:
+    return "- " + view[3:]
 
 
 def _append_entries(

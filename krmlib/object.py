@@ -408,6 +408,15 @@ class KubeObject:
 
     @property
     def is_local_config(self) -> bool:
+        src = self._src
+        # The key nowhere in the item's text (and no escape that could spell it): not local.
+        if (
+            src is not None
+            and self._node is None
+            and ANN_LOCAL_CONFIG not in src
+            and "\\" not in src
+        ):
+            return False
         return str(self.annotations.get(ANN_LOCAL_CONFIG, "")).lower() == "true"
 
     @property

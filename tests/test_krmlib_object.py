@@ -282,3 +282,20 @@ def test_release_forgets_what_reading_parsed_and_keeps_edits() -> None:
     obj.release()
     assert obj.changed and obj.labels["a"] == "b"
     assert "a: b" in obj.to_yaml()
+
+
+@pytest.mark.parametrize(
+    ("annotations", "local"),
+    [
+        ("", False),
+        ('    config.kubernetes.io/local-config: "true"\n', True),
+        ('    "config.kubernetes.io\\x2Flocal-config": "true"\n', True),  # spelt with an escape
+        ("    other: x\n", False),
+    ],
+)
+def test_is_local_config_reads_the_key_however_it_is_spelt(annotations: str, local: bool) -> None:
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n"
+    if annotations:
+        text += "  annotations:\n" + annotations
+    obj = KubeObject.from_yaml(text)
+    assert obj.is_local_config is local

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from krmlib import KubeObject, ResourceList, _scalars, _yaml
+from krmlib import KubeObject, ResourceList, _scalars, _splice, _yaml
 
 NAMES = st.from_regex(r"[a-z][a-z0-9-]{0,12}", fullmatch=True)
 KEYS = st.sampled_from(["app", "tier", "example.com/role", "krmfn.dev/x", "a", "n", "version"])
@@ -220,3 +220,100 @@ def test_splice_of_growing_lists_and_new_blocks_equals_round_trip(
             )
     assert spliced.to_item() == full.to_item()
     assert spliced.to_dict() == full.to_dict()
+
+
+# Lines that break kpt's regular layout somewhere in an item: the fast label splice must leave
+# each to the general path, or write what the general path writes.
+ODD_LINES = st.sampled_from(
+    [
+        "",
+        "  ",
+        "  # comment",
+        "    # comment",
+        "      # comment",
+        "# column 0",
+        "   three: deep",
+        "  odd_key: 1",
+        "  other:",
+        "    labels: {}",
+        "    labels: # note",
+        "    annotations:",
+        "      deep:",
+        "        deeper: x",
+        "      app: again",
+        "    - entry",
+        "  - top",
+        "  metadata: # c",
+        "\tkey: tab",
+        "      a: 'quoted'",
+        '      n: "012"',
+        "      x: value # note",
+        "     five: deep",
+        "  'quoted': x",
+        "  a:b",
+        " one: deep",
+        "top: zero",
+        "    'q': x",
+        "      n:x",
+        "    ? complex",
+    ]
+)
+
+
+@SETTINGS
+@given(
+    items(),
+    st.lists(st.tuples(st.integers(1, 40), ODD_LINES), max_size=2),
+    st.sampled_from(["labels", "annotations"]),
+    KEYS,
+    VALUES,
+)
+def test_fast_metadata_splice_equals_the_general_path(
+    text: str, odd: list[tuple[int, str]], section: str, key: str, value: str
+) -> None:
+    lines = text.split("\n")
+    for at, line in odd:
+        lines.insert(min(at, len(lines) - 1), line)
+    text = "\n".join(lines)
+    fast = _splice._set_metadata_entry(text, section, key, value)
+    general = _splice._splice_lines(text, True, ("metadata", section, key), value, None)
+    if fast is not None:
+        assert fast == general
+    assert _splice.splice_set(text, True, ("metadata", section, key), value) == general
+
+
+BASE = "- apiVersion: v1\n  kind: X\n  metadata:\n    name: a\n{meta}  spec:\n    x: 1\n"
+
+
+@pytest.mark.parametrize(
+    ("meta", "fast_answers"),
+    [
+        ("    labels:\n      app: old\n", True),  # replaced
+        ("    labels:\n      tier: t\n", True),  # added after the last entry
+        ("", True),  # a new labels block
+        ("    labels:\n      app: old\n      app: again\n", False),  # a duplicate entry
+        ("    labels:\n      t: a\n    labels:\n      u: b\n", False),  # a duplicate key
+        ("    labels:\n      app: |\n        text\n", False),  # a block scalar
+        ("    labels:\n      tier: t\n        deeper: x\n", False),  # deeper lines
+        ("    labels: {}\n", False),  # flow style
+        ("    labels: # note\n      app: old\n", False),  # a comment on the key line
+        ("    labels:\n    annotations:\n      a: b\n", False),  # labels null
+        ("    labels:\n      # c\n      app: old\n", False),  # a comment among the entries
+        ("    labels:\n      app: old # note\n", False),  # a line comment: the general path
+        ("    labels:\n      app: old\n  # before spec\n", False),  # a comment after metadata
+        ("    labels:\n      app: old\n\n", False),  # a blank line after metadata
+        ("  'quoted': x\n", False),  # an odd top-level key
+        ("    labels:\n    - a\n", False),  # a list where a map is needed
+    ],
+)
+def test_fast_metadata_splice_answers_only_the_regular_layout(
+    meta: str, fast_answers: bool
+) -> None:
+    text = BASE.format(meta=meta)
+    keys = ("metadata", "labels", "app")
+    fast = _splice._set_metadata_entry(text, "labels", "app", "new")
+    assert (fast is not None) == fast_answers
+    general = _splice._splice_lines(text, True, keys, "new", None)
+    if fast is not None:
+        assert fast == general
+    assert _splice.splice_set(text, True, keys, "new") == general

@@ -54,13 +54,14 @@ def process(rl: ResourceList, config: Config) -> None:
     if not ok:
         return  # nothing is written when a check fails
 
+    # Read before the members are written to (a write makes an item's text new to read).
+    group_kinds = sorted({m.obj.group_kind for m in members})
+    namespaces = sorted({m.namespace for m in members if m.namespace and m.namespace != namespace})
     for member in members:
         label_member(member, set_id, config, results)
     for member, owner in owners:
         set_owner_reference(member, owner)
 
-    group_kinds = sorted({m.obj.group_kind for m in members})
-    namespaces = sorted({m.namespace for m in members if m.namespace and m.namespace != namespace})
     parent = found
     if parent is None and is_core_parent(ref):
         parent = items.append(new_parent(ref, namespace, set_id, config))
