@@ -103,7 +103,7 @@ class Ownership(Protocol):
     """How a child points at its owner."""
 
     def owner_key(self, owner: KubeObject) -> OwnerKey:
-        """The key :meth:`owners` returns for the children of ``owner``."""
+        """The key :meth:`owners` returns for the children of ``owner`` (of ``owner``'s kind)."""
         ...
 
     def owners(self, child: KubeObject) -> list[OwnerKey]: ...
@@ -514,7 +514,9 @@ class ChildSync:
         ``owner_kind`` is (apiVersion, kind) as in the keys the ownership gives (for
         :class:`OwnerNameAnnotation`, ``("", kind)``).
         """
-        present = {self.ownership.owner_key(obj) for obj in self.items}
+        # An owner key keeps its object's kind: only objects of that kind can be present owners.
+        kind = owner_kind[1]
+        present = {self.ownership.owner_key(obj) for obj in self.items if obj.kind == kind}
         changes = []
         for child, owners in self._owned:
             if id(child) in self._removed:

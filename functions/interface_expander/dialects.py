@@ -139,6 +139,8 @@ def _new_child(
 
 
 DESIGN_OWNER_ANNOTATION = "krmfn.dev/owner"
+# The design's Interface condition types without the name: "req-nephio-org-v1alpha1-interface-".
+_DESIGN_INTERFACE_PREFIX = design_condition_type(INTERFACE_API_VERSION, INTERFACE_KIND, "x")[:-1]
 
 
 class Design:
@@ -271,7 +273,7 @@ class Design:
         return Condition(self.interface_type(name), "True", reason, message)
 
     def is_interface_condition(self, type_: str) -> bool:
-        return type_.startswith(self.interface_type("x")[:-1])
+        return type_.startswith(_DESIGN_INTERFACE_PREFIX)
 
     def is_nad_condition(self, type_: str) -> bool:
         return self.is_interface_condition(type_) and type_.endswith("-nad-generated")
