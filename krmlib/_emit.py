@@ -157,8 +157,10 @@ def _seq(data: list[Any], indent: int, out: list[str]) -> None:
         if isinstance(value, dict):
             if not value:
                 out.append(f"{pad}- {{}}\n")
-            else:
-                _map(value, indent + 2, out, first_prefix=f"{pad}- ")
+            else:  # one string per entry: a list of thousands holds fewer pieces
+                entry: list[str] = []
+                _map(value, indent + 2, entry, first_prefix=f"{pad}- ")
+                out.append("".join(entry))
         elif isinstance(value, list):
             raise _Unsure
         else:
@@ -168,21 +170,22 @@ def _seq(data: list[Any], indent: int, out: list[str]) -> None:
             out.append(f"{pad}- {text}\n")
 
 
-def entry_lines(key: str, value: Any, indent: int) -> list[str] | None:
-    """The lines of ``key: value`` at ``indent`` (no newlines), or None when unsure."""
+def entry_lines(key: str, value: Any, indent: int) -> str | None:
+    """The lines of ``key: value`` at ``indent`` as one text without its last newline (a big
+    block stays one string, not a list of lines), or None when unsure."""
     out: list[str] = []
     try:
         _map({key: value}, indent, out)
     except _Unsure:
         return None
-    return "".join(out).splitlines()
+    return "".join(out)[:-1]
 
 
-def seq_lines(values: list[Any], indent: int) -> list[str] | None:
-    """The lines of a compact block sequence's entries at ``indent``, or None when unsure."""
+def seq_lines(values: list[Any], indent: int) -> str | None:
+    """The lines of a compact block sequence's entries at ``indent``, as :func:`entry_lines`."""
     out: list[str] = []
     try:
         _seq(values, indent, out)
     except _Unsure:
         return None
-    return "".join(out).splitlines()
+    return "".join(out)[:-1] if out else None

@@ -117,7 +117,7 @@ def _splice_lines(
             block = entry_lines(missing_keys[-1], value, last_indent)
             if block is None:
                 return None
-            new_lines.extend(block)
+            new_lines.append(block)  # its lines as one element: joined with "\n" alike
         view[insert_at:insert_at] = new_lines
         if item_form and insert_at == 0:
             return None
@@ -237,7 +237,7 @@ def _append_entries(
     lines = seq_lines(value[len(current) :], indent)
     if lines is None:
         return False
-    view[block_end:block_end] = lines
+    view.insert(block_end, lines)  # its lines as one element: joined with "\n" alike
     return True
 
 
