@@ -34,7 +34,12 @@ def process(rl: ResourceList, config: Config) -> None:
     scopes = Scopes.build(items, config.cluster_scoped_kinds)
     cluster = scopes.cluster_scoped(ref.kind, ref.group)
     found = find_parent(items, ref)
-    candidates = [o for o in items if is_member_candidate(o, found) and not _is_config(o, rl)]
+    candidates = []
+    for obj in items:
+        if is_member_candidate(obj, found) and not _is_config(obj, rl):
+            candidates.append(obj)
+        else:
+            obj.release()  # read only to be left out: its scanned annotations go (memory)
     explicit = [
         o.namespace
         for o in candidates
