@@ -262,7 +262,7 @@ class KubeObject:
         else:
             _add_key(parent, last, new)
         self._dirty = True
-        self._header = None
+        self._forget_header(keys)
         return True
 
     def _add_path(self, keys: tuple[Key, ...], value: Any) -> bool:
@@ -281,7 +281,7 @@ class KubeObject:
                     nested = wrapper
                 _add_key(node, key, nested)
                 self._dirty = True
-                self._header = None
+                self._forget_header(keys)
                 return True
             if not isinstance(child, dict | list):
                 return False
@@ -309,10 +309,19 @@ class KubeObject:
             return False
         self._src = new
         self._plain = None
-        self._header = None
+        self._forget_header(keys)
         self._scanned = {}
         self._spliced = True
         return True
+
+    def _forget_header(self, keys: tuple[Key, ...]) -> None:
+        """Drop the cached header after a write at ``keys``, unless the write cannot touch
+        apiVersion, kind, metadata.name or metadata.namespace (a label, an annotation)."""
+        first = keys[0]
+        if first in ("apiVersion", "kind") or (
+            first == "metadata" and (len(keys) == 1 or keys[1] in ("name", "namespace"))
+        ):
+            self._header = None
 
     def merge(self, path: Path, value: Mapping[str, Any]) -> bool:
         """Merge a map into ``path``: maps recursively, lists and scalars replaced, None deletes."""
@@ -340,7 +349,7 @@ class KubeObject:
         parent = self._parent(keys, create=False)
         del parent[keys[-1]]
         self._dirty = True
-        self._header = None
+        self._forget_header(keys)
         return True
 
     def _parent(self, keys: tuple[Key, ...], create: bool) -> Any:

@@ -299,3 +299,20 @@ def test_is_local_config_reads_the_key_however_it_is_spelt(annotations: str, loc
         text += "  annotations:\n" + annotations
     obj = KubeObject.from_yaml(text)
     assert obj.is_local_config is local
+
+
+def test_a_label_write_keeps_the_header_and_a_name_write_renews_it() -> None:
+    for obj in (
+        KubeObject.from_yaml("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n"),
+        KubeObject.from_dict({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}}),
+    ):
+        assert obj.name == "cm"
+        obj.labels["a"] = "b"
+        obj.annotations["c"] = "d"
+        assert (obj.api_version, obj.kind, obj.name, obj.namespace) == ("v1", "ConfigMap", "cm", "")
+        obj.set("metadata.namespace", "ns")
+        obj.set("metadata.name", "other")
+        obj.set("kind", "Secret")
+        assert (obj.kind, obj.name, obj.namespace) == ("Secret", "other", "ns")
+        obj.set("metadata", {"name": "third"})
+        assert (obj.name, obj.namespace) == ("third", "")
