@@ -55,7 +55,7 @@ def process(rl: ResourceList, config: Config) -> None:
         new_as_text=True,
     )
     created: dict[str, int] = {}
-    annotated: list[str] = []
+    annotated: dict[str, None] = {}  # Interface names, in order (a set: thousands of them)
     annotation_key = ""
     for obj in interfaces:
         if obj.name in duplicates:
@@ -73,11 +73,11 @@ def process(rl: ResourceList, config: Config) -> None:
                 created[change.child.kind] = created.get(change.child.kind, 0) + 1
                 key = dialect.owner_annotation(obj)
                 if key and obj.name not in annotated:
-                    annotated.append(obj.name)
+                    annotated[obj.name] = None
                     annotation_key = key
         obj.release()  # done with it: its values and scanned maps go (memory)
     if annotated:
-        names = ", ".join(annotated[:5]) + (
+        names = ", ".join(list(annotated)[:5]) + (
             f" and {len(annotated) - 5} more" if len(annotated) > 5 else ""
         )
         rl.results.info(
