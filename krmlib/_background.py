@@ -76,6 +76,11 @@ def start(work: Callable[[], Any]) -> Pending:
         code = 0
         try:
             os.close(read_fd)
+            # Not the function's stdin/stdout: whoever reads the output (kpt) waits for the
+            # function alone, whatever becomes of the child.
+            devnull = os.open(os.devnull, os.O_RDWR)
+            os.dup2(devnull, 0)
+            os.dup2(devnull, 1)
             data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
             view = memoryview(data)
             while view:
