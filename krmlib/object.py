@@ -152,7 +152,7 @@ class KubeObject:
         """Forget what reading parsed (the values, the scanned labels and annotations) while the
         text is still the item's: for a function done with an item it only read (memory). A
         later read parses the text again; edits are kept."""
-        if self._node is None and self._src is not None:
+        if self._node is None and self._text is not None:
             self._plain = None
             self._scanned = {}
 
@@ -448,15 +448,12 @@ class KubeObject:
 
     @property
     def is_local_config(self) -> bool:
-        src = self._src
-        # The key nowhere in the item's text (and no escape that could spell it): not local.
-        if (
-            src is not None
-            and self._node is None
-            and ANN_LOCAL_CONFIG not in src
-            and "\\" not in src
-        ):
-            return False
+        text = self._text
+        if text is not None and self._node is None:
+            # The key nowhere in the item's text (and no escape that could spell it): not local.
+            start, stop = (self._start, self._stop) if self._stop >= 0 else (0, len(text))
+            if text.find(ANN_LOCAL_CONFIG, start, stop) < 0 and text.find("\\", start, stop) < 0:
+                return False
         return str(self.annotations.get(ANN_LOCAL_CONFIG, "")).lower() == "true"
 
     @property
