@@ -35,6 +35,7 @@ class KubeObject:
         "_dirty",
         "_header",
         "_node",
+        "_patch",
         "_plain",
         "_scanned",
         "_spliced",
@@ -55,6 +56,9 @@ class KubeObject:
         self._text = src
         self._start = 0
         self._stop = -1
+        # A span edited in place (a label spliced in): (offset in the input, characters of the
+        # item replaced, their replacement), so the item does not hold a copy of its text.
+        self._patch: tuple[int, int, str] | None = None
         self._src_form: Form = form
         self._node = node
         self._plain: Any = plain
@@ -78,17 +82,60 @@ class KubeObject:
         """The object's text (a slice of the input for a span: made when asked for)."""
         text = self._text
         assert text is not None
-        return text if self._stop < 0 else text[self._start : self._stop]
+        if self._stop < 0:
+            return text
+        if self._patch is None:
+            return text[self._start : self._stop]
+        at, removed, inserted = self._patch
+        return text[self._start : at] + inserted + text[at + removed : self._stop]
 
     @_src.setter
     def _src(self, text: str) -> None:
-        self._text, self._start, self._stop = text, 0, -1
+        self._text, self._start, self._stop, self._patch = text, 0, -1, None
+
+    def _edit_src(self, new: str) -> None:
+        """Give the object the text ``new``; a span of the input stays a span, the edit kept as
+        one patch: what lies between the parts ``new`` shares with the item at either end."""
+        text, start, stop = self._text, self._start, self._stop
+        if text is None or stop < 0:
+            self._src = new
+            return
+        size = stop - start
+        low, high = 0, min(size, len(new))  # the longest common prefix (compared in C)
+        while low < high:
+            mid = (low + high + 1) // 2
+            if text.startswith(new[:mid], start, stop):
+                low = mid
+            else:
+                high = mid - 1
+        prefix = low
+        low, high = 0, min(size, len(new)) - prefix  # the longest common suffix after it
+        while low < high:
+            mid = (low + high + 1) // 2
+            if text.endswith(new[len(new) - mid :], start, stop):
+                low = mid
+            else:
+                high = mid - 1
+        self._patch = (start + prefix, size - prefix - low, new[prefix : len(new) - low])
 
     def _span_of_input(self) -> tuple[str, int, int] | None:
         """(input text, start, stop) of an unedited item that is a span of the input."""
-        if self._dirty or self._text is None or self._stop < 0 or self._src_form != "item":
+        if (
+            self._dirty
+            or self._text is None
+            or self._stop < 0
+            or self._patch is not None
+            or self._src_form != "item"
+        ):
             return None
         return self._text, self._start, self._stop
+
+    def _patched_span(self) -> tuple[tuple[str, int, int], str, tuple[str, int, int]] | None:
+        """(span before, replacement, span after) of a span of the input edited in place."""
+        if self._dirty or self._patch is None or self._text is None or self._src_form != "item":
+            return None
+        at, removed, inserted = self._patch
+        return (self._text, self._start, at), inserted, (self._text, at + removed, self._stop)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> KubeObject:
@@ -338,7 +385,7 @@ class KubeObject:
             return None
         if new == src:
             return False
-        self._src = new
+        self._edit_src(new)
         self._plain = None
         self._forget_header(keys)
         self._scanned = {}
@@ -449,7 +496,7 @@ class KubeObject:
     @property
     def is_local_config(self) -> bool:
         text = self._text
-        if text is not None and self._node is None:
+        if text is not None and self._node is None and self._patch is None:
             # The key nowhere in the item's text (and no escape that could spell it): not local.
             start, stop = (self._start, self._stop) if self._stop >= 0 else (0, len(text))
             if text.find(ANN_LOCAL_CONFIG, start, stop) < 0 and text.find("\\", start, stop) < 0:

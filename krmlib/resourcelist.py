@@ -142,6 +142,10 @@ class ResourceList:
             run: Span | None = None
             for obj in self.items:
                 span = obj._span_of_input()
+                # An item edited in place: the input before the edit, the edit, the input after.
+                patched = obj._patched_span() if span is None else None
+                if patched is not None:
+                    span = patched[0]
                 if (
                     span is not None
                     and run is not None
@@ -150,14 +154,20 @@ class ResourceList:
                     and span[2] - run[1] <= SPAN_RUN
                 ):
                     run = (run[0], run[1], span[2])
-                    continue
-                if run is not None:
-                    yield run
-                    run = None
-                if span is not None:
-                    run = span
                 else:
-                    yield obj.to_item()
+                    if run is not None:
+                        yield run
+                        run = None
+                    if span is not None:
+                        run = span
+                    else:
+                        yield obj.to_item()
+                        continue
+                if patched is not None:
+                    assert run is not None
+                    yield run
+                    yield patched[1]
+                    run = patched[2]
             if run is not None:
                 yield run
         else:

@@ -316,3 +316,22 @@ def test_a_label_write_keeps_the_header_and_a_name_write_renews_it() -> None:
         assert (obj.kind, obj.name, obj.namespace) == ("Secret", "other", "ns")
         obj.set("metadata", {"name": "third"})
         assert (obj.name, obj.namespace) == ("third", "")
+
+
+def test_an_item_edited_in_place_keeps_its_span_and_reads_its_edit() -> None:
+    from krmlib import ResourceList
+
+    item = "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm{n}\n"
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+    rl = ResourceList.parse(text + item.format(n=1) + item.format(n=2))
+    first = rl.items[0]
+    assert not first.is_local_config
+    first.annotations["config.kubernetes.io/local-config"] = "true"
+    assert first.is_local_config  # read from the edit, not the input's span
+    assert first._patch is not None  # the input is not copied for the edit
+    pieces = list(rl.pieces())
+    assert any(isinstance(p, tuple) for p in pieces)
+    edited = (
+        item.format(n=1) + '    annotations:\n      config.kubernetes.io/local-config: "true"\n'
+    )
+    assert rl.to_yaml() == text + edited + item.format(n=2)

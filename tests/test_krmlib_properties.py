@@ -317,3 +317,31 @@ def test_fast_metadata_splice_answers_only_the_regular_layout(
     if fast is not None:
         assert fast == general
     assert _splice.splice_set(text, True, keys, "new") == general
+
+
+@SETTINGS
+@given(
+    st.lists(items(), min_size=1, max_size=4),
+    st.lists(
+        st.tuples(st.integers(0, 3), st.sampled_from(["labels", "annotations"]), KEYS, VALUES)
+    ),
+)
+def test_items_edited_in_place_are_written_as_their_own_text(
+    texts: list[str], edits: list[tuple[int, str, str, str]]
+) -> None:
+    """A span of the input edited in place (a patch) reads and writes like an item that owns its
+    text; the output pieces keep the unedited parts as spans of the input."""
+    rl = ResourceList.parse(_resource_list(texts))
+    owned = [KubeObject(src=text, form="item") for text in texts]
+    for index, section, key, value in edits:
+        if index < len(texts):
+            a = rl.items[index].set(("metadata", section, key), value)
+            b = owned[index].set(("metadata", section, key), value)
+            assert a == b
+            assert rl.items[index]._src == owned[index]._src
+    expected = _resource_list([obj.to_item() for obj in owned])
+    assert rl.to_yaml() == expected
+    for obj, own in zip(rl.items, owned, strict=True):
+        assert obj.to_dict() == own.to_dict()
+        assert dict(obj.labels) == dict(own.labels)
+        assert obj.is_local_config == own.is_local_config
