@@ -181,7 +181,7 @@ def test_a_failing_console_script_prints_no_traceback_and_no_half_output() -> No
         "from krmlib import ResourceList, run\n"
         "from krmlib import object as o\n"
         "def process(rl, config):\n"
-        "    rl.items[0].set('data.x', 'y')\n"
+        "    rl.items[0].set('data.x', 1)\n"  # an int is written by to_item (no splice)
         "    o.KubeObject.to_item = lambda self: 1 / 0\n"
         "sys.exit(run(process, None, name='t', argv=[]))\n"
     )
