@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -46,3 +48,16 @@ class ConfigError(KrmError):
 
 class FieldTypeError(KrmError, TypeError):
     """A path runs through a value of the wrong type."""
+
+
+def internal_error(exc: BaseException) -> str:
+    """The message of an unexpected failure; the traceback goes to stderr only with KRMFN_DEBUG
+    set (a user sees one error result, never a traceback)."""
+    if os.environ.get("KRMFN_DEBUG"):
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+    if isinstance(exc, RecursionError):
+        return "internal error: the input is nested too deeply to process"
+    text = str(exc)
+    return f"internal error: {type(exc).__name__}" + (f": {text[:500]}" if text else "")

@@ -8,18 +8,19 @@ nothing changed it. Anything irregular falls back to a full round-trip parse.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from . import _emit, _syntax, _yaml
+from . import _background, _emit, _syntax, _yaml
 from .collection import Items
-from .errors import InputError
+from .errors import InputError, KrmError, internal_error
 from .object import KubeObject, doc_to_item
 from .pkgpath import check_path_annotations
-from .results import Results
+from .results import Result, Results
 
 RL_API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
 RL_KIND = "ResourceList"
@@ -39,24 +40,51 @@ class ResourceList:
     # Top-level sections of the input we do not interpret, kept as text (in input order).
     _extra: list[tuple[str, str]] = field(default_factory=list)
     _input_results: str = ""
+    _pending: _background.Pending | None = None  # the input check, running in a child
+    _failure: list[Result] = field(default_factory=list)  # what it found
 
     # --- reading ----------------------------------------------------------------------------
 
     @classmethod
-    def parse(cls, text: str) -> ResourceList:
-        """Read a ResourceList, a v1 List or a stream of objects."""
+    def parse(cls, text: str, *, background: bool = False) -> ResourceList:
+        """Read a ResourceList, a v1 List or a stream of objects.
+
+        Every byte is checked (``_syntax``) before this returns, or, with ``background`` and a
+        big input, in a forked child while the caller goes on (``_background``): the caller
+        must then ask :meth:`check_failure` before it writes anything or has side effects.
+        """
         if text.startswith("\ufeff"):
             text = text[1:]
         _yaml.check_bounds(text)
-        outline = _syntax.check_syntax(text)  # every byte, whether a function reads it or not
+        if background and _START.match(text) is None and _background.wanted(len(text)):
+            pending = _background.start(functools.partial(check_results, text))
+            try:
+                rl = cls._read(text, None)
+            except Exception:
+                failure = _verdict(pending)
+                if failure:
+                    raise CheckFailed(failure) from None
+                return cls.parse(text)  # the check passed: the error as the checked read says
+            rl._pending = pending
+            return rl
+        return cls._read(text, _syntax.check_syntax(text))  # every byte, read by a function or not
+
+    @classmethod
+    def _read(cls, text: str, outline: _syntax.Outline | None) -> ResourceList:
+        """Split the text into items; ``outline``: what the check learned (None: checked apart,
+        and the text does not start with a directive or ``---``)."""
         start = _START.match(text)
         skipped = 0
-        if start is not None and outline.documents == 1:
+        if start is not None and outline is not None and outline.documents == 1:
             # "%YAML 1.2" and "---" before the only document: read what follows them.
             skipped = text.count("\n", 0, start.end())
             text = text[start.end() :]
         fast = _split(text, skipped)
         rl = fast if fast is not None else _parse_full(text)
+        if outline is None:
+            for index, obj in enumerate(rl.items):
+                _check_item(obj, index)
+            return rl
         outline.check(rl.form != "stream")
         heads = outline.items if rl.form != "stream" else outline.docs
         matched = len(heads) == len(rl.items)
@@ -72,6 +100,22 @@ class ResourceList:
             if not matched or heads[index].merged:
                 check_path_annotations(obj)
         return rl
+
+    def check_failure(self) -> list[Result]:
+        """The error results of the input check when it failed, else ``[]``.
+
+        With :meth:`parse`'s ``background``, this waits for the check's verdict."""
+        if self._pending is not None:
+            self._failure = _verdict(self._pending)
+            self._pending = None
+        return self._failure
+
+    def verify(self) -> None:
+        """Raise :class:`CheckFailed` if the input check failed (waiting for it if needed):
+        call it before a side effect (running a plugin) that unchecked input must not cause."""
+        failure = self.check_failure()
+        if failure:
+            raise CheckFailed(failure)
 
     # --- writing ----------------------------------------------------------------------------
 
@@ -109,6 +153,35 @@ class ResourceList:
 
 def _indent(text: str) -> str:
     return "".join("  " + line if line.strip() else "\n" for line in text.splitlines(keepends=True))
+
+
+class CheckFailed(InputError):
+    """The input check (run apart) refused the input; ``results`` are its error results."""
+
+    def __init__(self, results: list[Result]) -> None:
+        super().__init__(results[0].message if results else "the input check failed")
+        self.results = results
+
+
+def check_results(text: str) -> list[Result]:
+    """What reading ``text`` with every byte checked says: ``[]``, or the error results the
+    runner would write (the work of the background check)."""
+    rl = ResourceList()
+    try:
+        ResourceList.parse(text)
+    except KrmError as exc:
+        rl.results.from_error(exc)
+    except Exception as exc:
+        rl.results.error(internal_error(exc))
+    return list(rl.results)
+
+
+def _verdict(pending: _background.Pending) -> list[Result]:
+    try:
+        results: list[Result] = pending.result()
+    except _background.ChildFailed as exc:
+        return [Result(message=internal_error(exc))]
+    return results
 
 
 # Directives (only %YAML: a %TAG handle would change what the items' text means) and the "---"

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from .errors import KrmError
+from .errors import KrmError, internal_error
 from .object import KubeObject
-from .resourcelist import ResourceList
+from .resourcelist import CheckFailed, ResourceList
+from .results import Result
 
 if TYPE_CHECKING:  # pydantic is imported only when a function has a config to parse
     from .config import FunctionConfig
@@ -48,9 +48,15 @@ def run_resource_list(
 def run_resource_list(
     process: Process, config_model: type[FunctionConfig] | None, text: str
 ) -> ResourceList:
-    """Parse, configure and process; every expected failure becomes an error result."""
+    """Parse, configure and process; every expected failure becomes an error result.
+
+    A big input is checked in a child process while the function works (``_background``); its
+    verdict is awaited here, and a refused input gives only the check's error results, as if
+    the check had run first."""
     try:
-        rl = ResourceList.parse(text)
+        rl = ResourceList.parse(text, background=True)
+    except CheckFailed as exc:
+        return _failed(exc.results)
     except KrmError as exc:
         rl = ResourceList()
         rl.results.from_error(exc)
@@ -60,7 +66,16 @@ def run_resource_list(
         rl.results.error(internal_error(exc))
         return rl
     del text  # the items hold their own text; let a big input go before processing
-    return _process(process, config_model, rl)
+    rl = _process(process, config_model, rl)
+    failure = rl.check_failure()
+    return _failed(failure) if failure else rl
+
+
+def _failed(results: list[Result]) -> ResourceList:
+    rl = ResourceList()
+    for result in results:
+        rl.results.add(result)
+    return rl
 
 
 def _process(
@@ -78,17 +93,6 @@ def _process(
     except Exception as exc:  # a bug: say so as a result (the traceback only with KRMFN_DEBUG)
         rl.results.error(internal_error(exc))
     return rl
-
-
-def internal_error(exc: BaseException) -> str:
-    """The message of an unexpected failure; the traceback goes to stderr only with KRMFN_DEBUG
-    set (a user sees one error result, never a traceback)."""
-    if os.environ.get("KRMFN_DEBUG"):
-        traceback.print_exception(exc, file=sys.stderr)
-    if isinstance(exc, RecursionError):
-        return "internal error: the input is nested too deeply to process"
-    text = str(exc)
-    return f"internal error: {type(exc).__name__}" + (f": {text[:500]}" if text else "")
 
 
 def decode(data: bytes) -> str:

@@ -111,6 +111,8 @@ def process(rl: ResourceList, config: Config) -> None:
     catalog = load_catalog(folder, inline, rl.results, read_roots(view.root))
     if not check_placements(own, catalog, registry.is_builtin_placement, rl.results):
         return
+    if any(not plugin.builtin for plugin in config.plugins):
+        rl.verify()  # a plugin runs code: never on input that the whole-input check refuses
     loop = Loop(rl, config, registry, catalog, folder)
     left = loop.run()
     view = PackageView.of(rl.items)

@@ -1,0 +1,85 @@
+"""Work done in a forked child while the function goes on: the whole-input check of a big input.
+
+The check reads every byte of the input (``_syntax``) and costs as much as a function's own work
+on a big package. It has no effect on the output unless it fails, so the runner runs it in a
+forked copy of the process while the function processes the items, and waits for its verdict
+before anything is written: the output is the same as with the check first, only sooner on a
+machine with a second core.
+
+A child is used only when it is safe and worth it: ``os.fork`` exists, the process has one thread
+(forking a threaded process can deadlock the child), and the input is big
+(:data:`MIN_SIZE`). ``KRMFN_BACKGROUND_CHECK=0`` turns it off, ``=1`` uses it for any size.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+MIN_SIZE = 256 * 1024  # below this the check takes a few milliseconds: not worth a fork
+ENV = "KRMFN_BACKGROUND_CHECK"
+
+
+def wanted(size: int) -> bool:
+    """Whether work on an input of ``size`` characters should go to a child."""
+    setting = os.environ.get(ENV, "")
+    if setting == "0" or not hasattr(os, "fork"):
+        return False
+    if threading.active_count() != 1:
+        return False
+    return setting == "1" or size >= MIN_SIZE
+
+
+class Pending:
+    """The verdict of work running in a child process."""
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self._pid = pid
+        self._fd = fd
+        self._value: Any = None
+        self._done = False
+
+    def result(self) -> Any:
+        """Wait for the child and return what its work returned (once read, kept)."""
+        if not self._done:
+            chunks = []
+            while chunk := os.read(self._fd, 1 << 16):
+                chunks.append(chunk)
+            os.close(self._fd)
+            _, status = os.waitpid(self._pid, 0)
+            self._done = True
+            data = b"".join(chunks)
+            if os.waitstatus_to_exitcode(status) != 0 or not data:
+                raise ChildFailed(f"the input check stopped (status {status})")
+            self._value = pickle.loads(data)
+        return self._value
+
+
+class ChildFailed(RuntimeError):
+    """The child ended without a verdict (killed, out of memory)."""
+
+
+def start(work: Callable[[], Any]) -> Pending:
+    """Run ``work()`` in a forked child; its (picklable) return value comes back via a pipe."""
+    read_fd, write_fd = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: do the work, send the answer, leave without cleanup
+        code = 0
+        try:
+            os.close(read_fd)
+            data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(write_fd, view) :]
+        except BaseException:
+            code = 70
+        finally:
+            os._exit(code)
+    os.close(write_fd)
+    return Pending(pid, read_fd)

@@ -1,0 +1,188 @@
+"""The whole-input check run in a forked child (krmlib/_background.py) changes nothing but time.
+
+A big input is checked in a child while the function works; the output waits for the verdict.
+These tests run the console scripts with the child forced on (``KRMFN_BACKGROUND_CHECK=1``) and
+off (``=0``) and require the same bytes on stdout and the same exit code: on every bad input of
+the corpus, on a big valid package, and on a big package whose only broken item is one that no
+function reads.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+BAD = ROOT / "testdata" / "bad"
+BIN = Path(sys.executable).parent
+HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+
+
+def _run(command: str, data: bytes, mode: str) -> tuple[bytes, int]:
+    env = {**os.environ, "KRMFN_BACKGROUND_CHECK": mode}
+    done = subprocess.run(
+        [str(BIN / command)], input=data, capture_output=True, env=env, timeout=120, check=False
+    )
+    assert b"Traceback" not in done.stderr, done.stderr.decode()
+    return done.stdout, done.returncode
+
+
+def _both(command: str, data: bytes) -> tuple[bytes, int]:
+    checked_first = _run(command, data, "0")
+    in_child = _run(command, data, "1")
+    assert in_child == checked_first
+    return in_child
+
+
+def _bad_cases() -> list[str]:
+    return sorted(str(k) for k in yaml.safe_load((BAD / "cases.yaml").read_text()))
+
+
+@pytest.mark.parametrize("case", _bad_cases())
+def test_every_bad_input_gives_the_same_output_with_the_check_in_a_child(case: str) -> None:
+    out, code = _both("krmfn-topology-to-pvs", (BAD / case).read_bytes())
+    assert code == 1 and b"severity: error" in out
+
+
+def _big_package(items: int, broken: str = "") -> bytes:
+    lines = [HEAD]
+    for index in range(items):
+        lines.append(
+            f"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm-{index}\n"
+            f"    annotations:\n      config.kubernetes.io/index: '0'\n"
+            f"      internal.config.kubernetes.io/path: 'cm-{index}.yaml'\n"
+            f"  data:\n    key: value-{index}\n"
+        )
+    lines.append(broken)
+    text = "".join(lines)
+    assert len(text) > 256 * 1024  # above _background.MIN_SIZE: the child is used by default
+    return text.encode()
+
+
+BROKEN = {
+    "duplicate-key": "- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: s\n"
+    "  data:\n    a: b\n    a: c\n",
+    "python-tag": "- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: s\n"
+    "  data: !!python/object:os.system {}\n",
+    "path-escape": "- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: s\n"
+    '    annotations:\n      internal.config.kubernetes.io/path: "\\x2e\\x2e/x.yaml"\n',
+    "name-number": "- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: 5\n",
+    "bad-indentation": "- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: s\n"
+    "  data:\n    a: b\n   c: d\n",
+}
+
+
+@pytest.mark.parametrize("command", ["krmfn-applyset-labeler", "krmfn-interface-expander"])
+def test_a_big_valid_package_gives_the_same_output(command: str) -> None:
+    out, code = _both(command, _big_package(2000))
+    assert out.count(b"\n- apiVersion: v1\n") >= 1999 and code in (0, 1)
+
+
+@pytest.mark.parametrize("broken", sorted(BROKEN))
+def test_a_broken_item_no_function_reads_is_refused_with_the_checks_error(broken: str) -> None:
+    out, code = _both("krmfn-merger", _big_package(2000, BROKEN[broken]))
+    assert code == 1
+    document = yaml.safe_load(out)
+    assert document["items"] == [] and len(document["results"]) == 1
+    message = document["results"][0]["message"]
+    assert "items[2000]" in message or "!!python/" in message  # a tag is refused before reading
+
+
+def _script(body: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(body)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "KRMFN_BACKGROUND_CHECK": "1"},
+    )
+
+
+def test_verify_raises_before_a_side_effect_when_the_check_fails() -> None:
+    text = _big_package(2000, BROKEN["duplicate-key"]).decode()
+    done = _script(
+        """
+        import sys
+        from krmlib.resourcelist import CheckFailed, ResourceList
+        rl = ResourceList.parse(sys.stdin.read(), background=True)
+        assert rl._pending is not None, "no child"
+        try:
+            rl.verify()
+        except CheckFailed as exc:
+            print("refused:", exc.results[0].message)
+        else:
+            print("passed")
+        """,
+        text,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("refused: items[2000] (Secret s): duplicate key 'a'")
+
+
+def test_a_child_that_dies_is_an_internal_error_not_a_pass() -> None:
+    done = _script(
+        """
+        import os, signal
+        from krmlib import _background
+        pending = _background.start(lambda: os.kill(os.getpid(), signal.SIGKILL))
+        try:
+            pending.result()
+        except _background.ChildFailed as exc:
+            print("failed:", exc)
+        """
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("failed: the input check stopped")
+
+
+def test_no_child_in_a_threaded_process_or_when_turned_off() -> None:
+    done = _script(
+        """
+        import os, threading, time
+        from krmlib import _background
+        print(_background.wanted(10**7))
+        os.environ[_background.ENV] = "0"
+        print(_background.wanted(10**7))
+        os.environ[_background.ENV] = ""
+        threading.Thread(target=time.sleep, args=(1,), daemon=True).start()
+        print(_background.wanted(10**7))
+        """
+    )
+    assert done.stdout.split() == ["True", "False", "False"], done.stderr
+
+
+def test_the_preparer_runs_no_plugin_on_input_the_check_refuses(tmp_path: Path) -> None:
+    marker = tmp_path / "plugin-ran"
+    config = textwrap.indent(
+        textwrap.dedent(
+            f"""\
+            apiVersion: krmfn.dev/v1alpha1
+            kind: Preparer
+            metadata:
+              name: preparer
+            spec:
+              plugins:
+              - apiVersion: example.com/v1
+                kind: Widget
+                exec: sh -c "touch {marker}; cat"
+            """
+        ),
+        "  ",
+    )
+    widget = "- apiVersion: example.com/v1\n  kind: Widget\n  metadata:\n    name: w\n"
+    # A section no function reads: only the check sees its duplicate key.
+    for broken in ("", "notes:\n  a: 1\n  a: 2\n"):
+        data = _big_package(2000, widget) + b"functionConfig:\n" + config.encode() + broken.encode()
+        out, code = _run("krmfn-preparer", data, "1")
+        assert marker.exists() == (not broken), out[-400:]
+        if broken:
+            assert code == 1 and b"notes: duplicate key 'a'" in out
+        marker.unlink(missing_ok=True)
