@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -94,7 +94,7 @@ def is_kpt_internal(key: str) -> bool:
 def without_kpt_internal(obj: KubeObject) -> KubeObject:
     """A copy of ``obj`` without kpt's internal annotations (for another package or a file)."""
     text = obj.to_yaml()
-    stripped = _strip_internal_text(text)
+    stripped = _strip_annotation_text(text, is_kpt_internal)
     if stripped is not None and _yaml.load_plain(stripped) == content_of(obj):
         return KubeObject.from_yaml(stripped)  # kpt's layout: the lines cut from the text
     copy = KubeObject.from_yaml(text)
@@ -104,15 +104,42 @@ def without_kpt_internal(obj: KubeObject) -> KubeObject:
     return copy
 
 
+def without_annotations(obj: KubeObject, drop: Callable[[str], bool]) -> KubeObject:
+    """A copy of ``obj`` without the annotations ``drop`` says yes to, as deleting them from a
+    copy leaves it (an annotations map left empty stays, empty). When the annotations are in
+    kpt's layout (one ``key: value`` line each) and some are kept, their lines are cut from the
+    text and the rest of it stays as it was; otherwise the copy is edited through the round
+    trip."""
+    text = obj.to_yaml()
+    data = obj.to_dict()
+    metadata = data.get("metadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    dropped = [k for k in annotations if drop(str(k))] if isinstance(annotations, dict) else []
+    if not dropped:
+        return KubeObject.from_yaml(text)
+    assert isinstance(metadata, dict) and isinstance(annotations, dict)
+    kept = {k: v for k, v in annotations.items() if k not in dropped}
+    if kept:
+        stripped = _strip_annotation_text(text, drop)
+        metadata["annotations"] = kept
+        if stripped is not None and _yaml.load_plain(stripped) == data:
+            return KubeObject.from_yaml(stripped)
+    copy = KubeObject.from_yaml(text)
+    for key in dropped:
+        del copy.annotations[str(key)]
+    return copy
+
+
 _ANNOTATIONS_BLOCK = re.compile(
     r"^metadata:\n(?:  .*\n)*?(  annotations:\n)((?:    \S.*\n)+)", re.M
 )
 _ENTRY = re.compile(r"    ([A-Za-z0-9][A-Za-z0-9._/-]*): [^\n]*\n")
 
 
-def _strip_internal_text(text: str) -> str | None:
-    """``text`` without the kpt-internal lines of its ``metadata.annotations`` block, when the
-    block is in kpt's layout (one ``key: value`` line per entry); None otherwise."""
+def _strip_annotation_text(text: str, drop: Callable[[str], bool]) -> str | None:
+    """``text`` without the lines of its ``metadata.annotations`` block whose key ``drop`` says
+    yes to (the block's own line too when none is left), when the block is in kpt's layout (one
+    ``key: value`` line per entry); None otherwise."""
     if not text.endswith("\n"):
         text += "\n"
     match = _ANNOTATIONS_BLOCK.search(text)
@@ -122,7 +149,7 @@ def _strip_internal_text(text: str) -> str | None:
     entries = body.splitlines(keepends=True)
     if any(_ENTRY.fullmatch(line) is None for line in entries):
         return None
-    kept = [line for line in entries if not is_kpt_internal(line.split(":", 1)[0].strip())]
+    kept = [line for line in entries if not drop(line.split(":", 1)[0].strip())]
     if len(kept) == len(entries):
         return text
     start, end = (match.start(1), match.end(2)) if not kept else (match.start(2), match.end(2))
