@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -94,7 +94,7 @@ def is_kpt_internal(key: str) -> bool:
 def without_kpt_internal(obj: KubeObject) -> KubeObject:
     """A copy of ``obj`` without kpt's internal annotations (for another package or a file)."""
     text = obj.to_yaml()
-    stripped = _strip_annotation_text(text, is_kpt_internal)
+    stripped = _edit_annotation_text(text, is_kpt_internal, {})
     if stripped is not None and _yaml.load_plain(stripped) == content_of(obj):
         return KubeObject.from_yaml(stripped)  # kpt's layout: the lines cut from the text
     copy = KubeObject.from_yaml(text)
@@ -104,29 +104,37 @@ def without_kpt_internal(obj: KubeObject) -> KubeObject:
     return copy
 
 
-def without_annotations(obj: KubeObject, drop: Callable[[str], bool]) -> KubeObject:
-    """A copy of ``obj`` without the annotations ``drop`` says yes to, as deleting them from a
+def without_annotations(
+    obj: KubeObject, drop: Callable[[str], bool], values: Mapping[str, str] | None = None
+) -> KubeObject:
+    """A copy of ``obj`` without the annotations ``drop`` says yes to, and with the new
+    ``values`` of annotations it has (others are not added), as deleting and setting them on a
     copy leaves it (an annotations map left empty stays, empty). When the annotations are in
-    kpt's layout (one ``key: value`` line each) and some are kept, their lines are cut from the
-    text and the rest of it stays as it was; otherwise the copy is edited through the round
-    trip."""
+    kpt's layout (one ``key: value`` line each, simple values) and some are kept, their lines
+    are edited in the text (a line comment keeps its column, as the round trip keeps it) and the
+    rest of it stays as it was; otherwise the copy is edited through the round trip."""
     text = obj.to_yaml()
     data = obj.to_dict()
     metadata = data.get("metadata")
     annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
-    dropped = [k for k in annotations if drop(str(k))] if isinstance(annotations, dict) else []
-    if not dropped:
+    if not isinstance(metadata, dict) or not isinstance(annotations, dict):
         return KubeObject.from_yaml(text)
-    assert isinstance(metadata, dict) and isinstance(annotations, dict)
-    kept = {k: v for k, v in annotations.items() if k not in dropped}
+    dropped = [str(k) for k in annotations if drop(str(k))]
+    changes = {k: v for k, v in (values or {}).items() if k in annotations and k not in dropped}
+    changes = {k: v for k, v in changes.items() if annotations[k] != v}
+    if not dropped and not changes:
+        return KubeObject.from_yaml(text)
+    kept = {k: changes.get(k, v) for k, v in annotations.items() if k not in dropped}
     if kept:
-        stripped = _strip_annotation_text(text, drop)
+        edited = _edit_annotation_text(text, drop, changes)
         metadata["annotations"] = kept
-        if stripped is not None and _yaml.load_plain(stripped) == data:
-            return KubeObject.from_yaml(stripped)
+        if edited is not None and _yaml.load_plain(edited) == data:
+            return KubeObject.from_yaml(edited)
     copy = KubeObject.from_yaml(text)
     for key in dropped:
-        del copy.annotations[str(key)]
+        del copy.annotations[key]
+    for key, value in changes.items():
+        copy.annotations[key] = value
     return copy
 
 
@@ -134,26 +142,61 @@ _ANNOTATIONS_BLOCK = re.compile(
     r"^metadata:\n(?:  .*\n)*?(  annotations:\n)((?:    \S.*\n)+)", re.M
 )
 _ENTRY = re.compile(r"    ([A-Za-z0-9][A-Za-z0-9._/-]*): [^\n]*\n")
+_SIMPLE_VALUE = re.compile(
+    r"(?P<value>[A-Za-z0-9][A-Za-z0-9._/-]*|'[A-Za-z0-9._/-]*'|\"[A-Za-z0-9._/-]*\")"
+    r"(?:(?P<gap> +)(?P<comment>#.*))?"
+)
 
 
-def _strip_annotation_text(text: str, drop: Callable[[str], bool]) -> str | None:
+def _edit_annotation_text(
+    text: str, drop: Callable[[str], bool], values: Mapping[str, str]
+) -> str | None:
     """``text`` without the lines of its ``metadata.annotations`` block whose key ``drop`` says
-    yes to (the block's own line too when none is left), when the block is in kpt's layout (one
-    ``key: value`` line per entry); None otherwise."""
+    yes to (the block's own line too when none is left) and with ``values`` on the lines of
+    their keys, when the block is in kpt's layout (one ``key: value`` line per entry); None
+    otherwise."""
     if not text.endswith("\n"):
         text += "\n"
     match = _ANNOTATIONS_BLOCK.search(text)
     if match is None:
         return None
-    body = match.group(2)
-    entries = body.splitlines(keepends=True)
+    entries = match.group(2).splitlines(keepends=True)
     if any(_ENTRY.fullmatch(line) is None for line in entries):
         return None
-    kept = [line for line in entries if not drop(line.split(":", 1)[0].strip())]
-    if len(kept) == len(entries):
+    if text.startswith("     ", match.end(2)):
+        return None  # the last value goes on over more lines
+    kept = []
+    for line in entries:
+        key = line.split(":", 1)[0].strip()
+        if drop(key):
+            continue
+        edited = _with_value(line, key, values[key]) if key in values else line
+        if edited is None:
+            return None
+        kept.append(edited)
+    if kept == entries:
         return text
     start, end = (match.start(1), match.end(2)) if not kept else (match.start(2), match.end(2))
     return text[:start] + "".join(kept) + text[end:]
+
+
+def _with_value(line: str, key: str, value: str) -> str | None:
+    """An annotation line with a new simple value, written as the round trip writes it: the old
+    quotes kept, a line comment at its column (one space after a value that reaches it)."""
+    from ._splice import render_scalar
+
+    prefix = f"    {key}: "
+    found = _SIMPLE_VALUE.fullmatch(line[len(prefix) : -1])
+    if found is None or render_scalar(value) != value or not value:
+        return None
+    old = found.group("value")
+    new = f"{old[0]}{value}{old[0]}" if old[0] in "'\"" else value
+    comment = found.group("comment")
+    if comment is None:
+        return f"{prefix}{new}\n"
+    column = len(prefix) + len(old) + len(found.group("gap"))
+    at = len(prefix) + len(new)
+    return f"{prefix}{new}{' ' * max(column - at, 1)}{comment}\n"
 
 
 def content_of(obj: KubeObject) -> dict[str, Any]:

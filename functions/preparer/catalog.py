@@ -157,10 +157,12 @@ def _folder_entries(folder: Path, templates: Mapping[str, CatalogEntry]) -> _Rea
     if not folder.is_dir():
         return [], []
     roots: list[Path] = []
+    outermost: set[Path] = set()  # the roots so far, to look a folder's parents up in
     for found in sorted(folder.rglob("Kptfile")):
         pkg = found.parent
-        if not any(pkg.is_relative_to(root) for root in roots):
+        if pkg not in outermost and outermost.isdisjoint(pkg.parents):
             roots.append(pkg)
+            outermost.add(pkg)
     entries = []
     warnings: list[tuple[str, str]] = []
     for pkg in roots:

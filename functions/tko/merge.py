@@ -228,12 +228,12 @@ def _fresh(item: Planned, from_package: bool) -> KubeObject:
     """A copy of the input as a resource of its own (comments kept, nulls dropped): control and
     kpt annotations off (their lines cut from the text), the destination name on, the prepare
     mark moved."""
-    obj = without_annotations(item.obj, _dropped)
+    moves = _moves(item.obj) if from_package else {}
+    obj = without_annotations(item.obj, _dropped, moves)  # the moves of lines it has, in place
     if item.renamed:
         obj.set("metadata.name", item.dest)
-    if from_package:
-        for key, value in _moves(item.obj).items():
-            obj.annotations[key] = value
+    for key, value in moves.items():
+        obj.annotations[key] = value  # the others
     for path in _null_paths(obj.to_dict(), ()):
         obj.delete(path)
     return obj
