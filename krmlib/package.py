@@ -365,13 +365,56 @@ def read_package(
 
 
 def _annotate(obj: KubeObject, rel: str, index: int, package: str | None) -> None:
+    src = obj._src
+    fresh = obj._node is None and src is not None and not _LOCATION.search(src)
     annotations = obj.annotations
     annotations[ANN_PATH] = rel
-    annotations[ANN_LEGACY_PATH] = rel
-    annotations[ANN_INDEX] = str(index)
-    annotations[ANN_LEGACY_INDEX] = str(index)
+    if not (fresh and _insert_after_path(obj, rel, str(index))):
+        annotations[ANN_LEGACY_PATH] = rel
+        annotations[ANN_INDEX] = str(index)
+        annotations[ANN_LEGACY_INDEX] = str(index)
     if package is not None and not _insert_package_path(obj, package):
         annotations[ANN_PACKAGE_PATH] = package
+
+
+_LOCATION = re.compile(r"kubernetes\.io/(?:path|index)")
+
+
+def _insert_after_path(obj: KubeObject, rel: str, index: str) -> bool:
+    """The legacy path and both index annotations written into the text right after the path
+    annotation the splicer just added as the last of the item's annotations (none of them was
+    there): the lines the splicer would add one by one, in one edit (reading a package sets
+    four annotations on every item)."""
+    from ._splice import render_scalar
+
+    src = obj._src
+    found = list(_PATH_LINE.finditer(src)) if obj._node is None and src is not None else []
+    rendered = render_scalar(index)
+    end = src.find("\n", found[0].end()) + 1 if len(found) == 1 and src is not None else 0
+    if not end or rendered is None or src is None:
+        return False
+    pad = found[0].group(1)
+    value = src[found[0].end() : end - 1]  # the path as the splicer wrote it
+    lines = (
+        f"{pad}{ANN_LEGACY_PATH}: {value}\n{pad}{ANN_INDEX}: {rendered}\n"
+        f"{pad}{ANN_LEGACY_INDEX}: {rendered}\n"
+    )
+    _set_text(obj, src[:end] + lines + src[end:])
+    annotations = obj.annotations
+    if (annotations.get(ANN_LEGACY_PATH), annotations.get(ANN_INDEX)) == (rel, index) and (
+        annotations.get(ANN_LEGACY_INDEX) == index
+    ):
+        return True
+    _set_text(obj, src)
+    return False
+
+
+def _set_text(obj: KubeObject, text: str) -> None:
+    obj._src = text
+    obj._plain = None
+    obj._header = None
+    obj._scanned = {}
+    obj._spliced = True
 
 
 def _insert_package_path(obj: KubeObject, package: str) -> bool:
@@ -386,11 +429,7 @@ def _insert_package_path(obj: KubeObject, package: str) -> bool:
         return False
     at = found[0]
     line = f"{at.group(1)}{ANN_PACKAGE_PATH}: '{package}'\n"
-    obj._src = src[: at.start()] + line + src[at.start() :]
-    obj._plain = None
-    obj._header = None
-    obj._scanned = {}
-    obj._spliced = True
+    _set_text(obj, src[: at.start()] + line + src[at.start() :])
     return obj.annotations.get(ANN_PACKAGE_PATH) == package
 
 

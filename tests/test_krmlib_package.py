@@ -211,6 +211,35 @@ def test_without_annotations_with_nothing_to_do_is_a_copy_of_the_text() -> None:
     assert "new" not in obj.annotations
 
 
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        "metadata:\n  name: n\n",
+        "metadata:\n  name: n\n  annotations:\n    a: b  # c\n",
+        "metadata:\n  name: n\n  annotations:\n    a: b\n  # a trailing comment\n",
+        "metadata:\n  name: n\n  annotations: {a: b}\n",
+        "metadata:\n  name: n\n  labels:\n    x: y\n\n# between\n",
+        "metadata:\n  name: n\n  annotations:\n    config.kubernetes.io/index: '7'\n",
+    ],
+)
+@pytest.mark.parametrize("rel", ["cm.yaml", "sub/dir/cm.yml", "with space.yaml", "0.yaml"])
+def test_reading_annotates_in_one_edit_as_the_splicer_does_in_four(metadata: str, rel: str) -> None:
+    """The location annotations kpt gives an item on read: written in one text edit, the same
+    bytes as setting the four one after the other."""
+    text = f"apiVersion: v1\nkind: ConfigMap\n{metadata}data:\n  k: v\n"
+    fast, slow = KubeObject.from_yaml(text), KubeObject.from_yaml(text)
+    package_module._annotate(fast, rel, 3, None)
+    for key, value in [
+        ("internal.config.kubernetes.io/path", rel),
+        ("config.kubernetes.io/path", rel),
+        ("internal.config.kubernetes.io/index", "3"),
+        ("config.kubernetes.io/index", "3"),
+    ]:
+        slow.annotations[key] = value
+    assert fast.to_yaml() == slow.to_yaml()
+    assert fast.path == rel and fast.annotations["config.kubernetes.io/index"] == "3"
+
+
 def read_documents_one(extra: str) -> KubeObject:
     return KubeObject.from_yaml(
         "apiVersion: v1\nkind: ConfigMap\n" + extra.replace("metadata:\n", "metadata:\n  name: c\n")

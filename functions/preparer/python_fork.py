@@ -24,6 +24,7 @@ import contextvars
 import fcntl
 import functools
 import gc
+import importlib
 import importlib.machinery
 import io
 import os
@@ -184,6 +185,7 @@ def run_forked(
     stdin, stdout and stderr collected, in a process group of its own that is killed on timeout
     (``TimeoutExpired``); a working folder that cannot be entered is an ``OSError``."""
     deadline = time.monotonic() + timeout
+    _warm()
     folder = os.open(cwd, os.O_RDONLY | os.O_DIRECTORY) if cwd is not None else None
     fds: list[int] = []
     try:
@@ -218,6 +220,18 @@ def run_forked(
         if folder is not None:
             os.close(folder)
     return subprocess.CompletedProcess(list(argv), code, out, err)
+
+
+# What a krmlib function imports when it runs (``krmlib.run``) and the preparer does not: imported
+# once here, so each child has it already (the child would import the same modules).
+_WARM_MODULES = ("krmlib.runner", "krmlib._args")
+
+
+@functools.cache
+def _warm() -> None:
+    for name in _WARM_MODULES:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
 
 
 class _Timeout(Exception):
