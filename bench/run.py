@@ -52,6 +52,9 @@ MAX_MEMORY_RATIO = 6.0
 MAX_STARTUP_MS = 60.0
 MAX_STARTUP_TYPED_MS = 100.0
 MAX_SCALING = 5.5
+MAX_IMAGE_MB = 80.0  # issue 17.5, each image (uncompressed, as the container tool reports it)
+# The section bench/prepare_all.py writes into RESULTS.md: kept when this script rewrites it.
+PREPARE_ALL_BLOCK = re.compile(r"<!-- prepare-all: begin.*?<!-- prepare-all: end -->\n?", re.DOTALL)
 
 FUNCTIONS = (
     "interface-expander",
@@ -150,6 +153,7 @@ class Report:
     functions: list[Function] = field(default_factory=list)
     python_pass_ms: float = 0.0
     cat_eval_seconds: float = 0.0
+    images: dict[str, float | None] = field(default_factory=dict)  # function -> MB
 
     def find(self, size: int, what: str) -> Row | None:
         return next((r for r in self.rows if r.size == size and r.what == what), None)
@@ -575,6 +579,54 @@ def targets(report: Report) -> list[str]:
     return lines
 
 
+def image_sizes(functions: Sequence[str]) -> dict[str, float | None]:
+    """Size in MB of each function's image of this version (``make images``), None if absent."""
+    from importlib.metadata import version
+
+    __version__ = version("krmfn")
+    tool = (
+        os.environ.get("KRMFN_CONTAINER_TOOL") or shutil.which("podman") or shutil.which("docker")
+    )
+    sizes: dict[str, float | None] = {}
+    for name in functions:
+        sizes[name] = None
+        if not tool:
+            continue
+        done = subprocess.run(
+            [
+                tool,
+                "image",
+                "inspect",
+                "--format",
+                "{{.Size}}",
+                f"localhost/krmfn/{name}:v{__version__}",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode == 0 and done.stdout.strip().isdigit():
+            sizes[name] = int(done.stdout.strip()) / 1e6
+    return sizes
+
+
+def image_lines(report: Report) -> list[str]:
+    lines = ["| image | size MB | target | verdict |", "|---|---:|---:|---|"]
+    for name, size in report.images.items():
+        if size is None:
+            lines.append(f"| {name} | | ≤ {MAX_IMAGE_MB:.0f} | not built (`make images`) |")
+        else:
+            lines.append(
+                f"| {name} | {size:.1f} | ≤ {MAX_IMAGE_MB:.0f} | {verdict(size <= MAX_IMAGE_MB)} |"
+            )
+    lines += [
+        "",
+        "Layers shared across the five and image-mode overhead per call: "
+        "[Dockerfiles/SIZES.md](../Dockerfiles/SIZES.md) (`make images`, `make e2e-images`).",
+    ]
+    return lines
+
+
 def startup_target(fn: Function) -> tuple[float, str]:
     """(limit in ms, config form): the typed form may import pydantic, the others may not."""
     if fn.config is None:
@@ -623,6 +675,8 @@ def render(report: Report, args: argparse.Namespace) -> str:
     ]
     if report.startups:
         out += ["## Start-up", "", *startup_table(report), ""]
+    if report.images:
+        out += ["## Images (issue 17.5)", "", *image_lines(report), ""]
     out += [
         "## Targets (../shared/spec/performance.md)",
         "",
@@ -630,6 +684,13 @@ def render(report: Report, args: argparse.Namespace) -> str:
         "",
     ]
     return "\n".join(out)
+
+
+def write_report(path: Path, text: str) -> None:
+    """Write the report; the section bench/prepare_all.py wrote there before is kept."""
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    kept = PREPARE_ALL_BLOCK.search(old)
+    path.write_text(text + ("\n" + kept.group(0) if kept else ""), encoding="utf-8")
 
 
 # Main -----------------------------------------------------------------------------------------
@@ -699,11 +760,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             bench_size(size, args, report, work)
         if args.startup:
             bench_startup(args, report, work)
+    report.images = image_sizes([fn.name for fn in report.functions if not fn.reference])
     text = render(report, args)
     text += f"\nThe whole run took {time.perf_counter() - started:.0f} s.\n"
     sys.stdout.write(text)
     if str(args.output) != "-":
-        args.output.write_text(text, encoding="utf-8")
+        write_report(args.output, text)
         log(f"written to {args.output}")
     return 0
 

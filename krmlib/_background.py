@@ -14,9 +14,7 @@ A child is used only when it is safe and worth it: ``os.fork`` exists, the proce
 from __future__ import annotations
 
 import os
-import pickle
 import sys
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -29,7 +27,8 @@ def wanted(size: int) -> bool:
     setting = os.environ.get(ENV, "")
     if setting == "0" or not hasattr(os, "fork"):
         return False
-    if threading.active_count() != 1:
+    threading = sys.modules.get("threading")  # not imported: no thread was started with it
+    if threading is not None and threading.active_count() != 1:
         return False
     return setting == "1" or size >= MIN_SIZE
 
@@ -55,6 +54,8 @@ class Pending:
             data = b"".join(chunks)
             if os.waitstatus_to_exitcode(status) != 0 or not data:
                 raise ChildFailed(f"the input check stopped (status {status})")
+            import pickle  # imported by start() already
+
             self._value = pickle.loads(data)
         return self._value
 
@@ -65,6 +66,8 @@ class ChildFailed(RuntimeError):
 
 def start(work: Callable[[], Any]) -> Pending:
     """Run ``work()`` in a forked child; its (picklable) return value comes back via a pipe."""
+    import pickle  # only for a big input: not a start-up cost
+
     read_fd, write_fd = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -73,6 +76,11 @@ def start(work: Callable[[], Any]) -> Pending:
         code = 0
         try:
             os.close(read_fd)
+            # Not the function's stdin/stdout: whoever reads the output (kpt) waits for the
+            # function alone, whatever becomes of the child.
+            devnull = os.open(os.devnull, os.O_RDWR)
+            os.dup2(devnull, 0)
+            os.dup2(devnull, 1)
             data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
             view = memoryview(data)
             while view:

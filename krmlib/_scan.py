@@ -7,6 +7,7 @@ anything else (flow maps, anchors, tags, escapes), and the caller then parses th
 from __future__ import annotations
 
 import re
+from sys import intern
 
 _VALUE_OK = re.compile(r"^[A-Za-z0-9._/:@+-]*$")
 
@@ -116,7 +117,8 @@ def scan_metadata_map(text: str, item_form: bool, section: str) -> dict[str, str
         value = clean_scalar(raw) if raw else None
         if value is None or (raw[0] not in "'\"" and _NOT_STRING.match(value)):
             return None
-        out[match.group(1)] = value
+        # Interned: the same keys and values (paths, indexes) repeat across thousands of items.
+        out[intern(match.group(1))] = intern(value)
     return out
 
 

@@ -38,8 +38,10 @@ class KubeObject:
         "_plain",
         "_scanned",
         "_spliced",
-        "_src",
         "_src_form",
+        "_start",
+        "_stop",
+        "_text",
         "input_line",
     )
 
@@ -48,7 +50,11 @@ class KubeObject:
     ) -> None:
         # Three states: text from the input (src, parsed lazily into _plain for reads and into
         # _node for writes), a round-trip tree (node), or a new object of plain values (plain).
-        self._src = src
+        # The text is this object's own (_stop < 0), or the span _start:_stop of the whole input
+        # (items of a ResourceList: no copy of each item kept beside the input).
+        self._text = src
+        self._start = 0
+        self._stop = -1
         self._src_form: Form = form
         self._node = node
         self._plain: Any = plain
@@ -59,6 +65,30 @@ class KubeObject:
         self._header: tuple[str, str, str, str] | None = None
 
     # --- construction ---------------------------------------------------------------------
+
+    @classmethod
+    def _span(cls, text: str, start: int, stop: int) -> KubeObject:
+        """An item of a ResourceList: ``text[start:stop]``, read from ``text`` when needed."""
+        obj = cls(src=text, form="item")
+        obj._start, obj._stop = start, stop
+        return obj
+
+    @property
+    def _src(self) -> str:
+        """The object's text (a slice of the input for a span: made when asked for)."""
+        text = self._text
+        assert text is not None
+        return text if self._stop < 0 else text[self._start : self._stop]
+
+    @_src.setter
+    def _src(self, text: str) -> None:
+        self._text, self._start, self._stop = text, 0, -1
+
+    def _span_of_input(self) -> tuple[str, int, int] | None:
+        """(input text, start, stop) of an unedited item that is a span of the input."""
+        if self._dirty or self._text is None or self._stop < 0 or self._src_form != "item":
+            return None
+        return self._text, self._start, self._stop
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> KubeObject:
@@ -79,7 +109,7 @@ class KubeObject:
     # --- parsing ----------------------------------------------------------------------------
 
     def _doc_text(self) -> str:
-        assert self._src is not None
+        assert self._text is not None
         return self._src if self._src_form == "doc" else item_to_doc(self._src)
 
     def _read(self) -> Any:
@@ -95,7 +125,7 @@ class KubeObject:
     @property
     def _is_new(self) -> bool:
         """A new object of plain values: edited in place, written by the small emitter."""
-        return self._node is None and self._src is None
+        return self._node is None and self._text is None
 
     def _tree(self) -> Any:
         """The tree to write to: the round-trip tree (parsed on first write), or new plain data."""
@@ -124,7 +154,7 @@ class KubeObject:
     def _head(self) -> tuple[str, str, str, str]:
         """(apiVersion, kind, name, namespace), cached until the next write."""
         if self._header is None:
-            if self._node is None and self._plain is None and self._src is not None:
+            if self._node is None and self._plain is None and self._text is not None:
                 self._header = _scan.scan_header(self._src, self._src_form == "item")
             if self._header is None:
                 data = self._read()
@@ -223,7 +253,7 @@ class KubeObject:
         keys = parse_path(path)
         if not keys:
             raise ValueError("set() needs a non-empty path")
-        if self._node is None and self._src is not None and isinstance(value, str | dict | list):
+        if self._node is None and self._text is not None and isinstance(value, str | dict | list):
             spliced = self._splice(keys, value)
             if spliced is not None:
                 return spliced
@@ -277,7 +307,7 @@ class KubeObject:
 
         if not all(isinstance(key, str) for key in keys):
             return None
-        assert self._src is not None
+        assert self._text is not None
         current = None
         if isinstance(value, list):
             found = _walk(self._read(), keys, self)
@@ -285,10 +315,11 @@ class KubeObject:
                 current = _yaml.to_plain(found)
                 if current == value:
                     return False
-        new = splice_set(self._src, self._src_form == "item", keys, value, current)  # type: ignore[arg-type]
+        src = self._src
+        new = splice_set(src, self._src_form == "item", keys, value, current)  # type: ignore[arg-type]
         if new is None:
             return None
-        if new == self._src:
+        if new == src:
             return False
         self._src = new
         self._plain = None
@@ -445,7 +476,7 @@ class KubeObject:
 
     def to_yaml(self) -> str:
         """The object as one YAML document (the original text if never edited)."""
-        if not self._dirty and self._src is not None:
+        if not self._dirty and self._text is not None:
             return self._doc_text()
         if self._is_new:
             return _yaml.dump_plain(self._plain)
@@ -453,7 +484,7 @@ class KubeObject:
 
     def to_item(self) -> str:
         """The object as a block-sequence entry of a ResourceList's ``items``."""
-        if not self._dirty and self._src is not None:
+        if not self._dirty and self._text is not None:
             return self._src if self._src_form == "item" else doc_to_item(self._src)
         if self._is_new:
             from ._emit import emit_item
@@ -473,7 +504,7 @@ class _FieldMap(MutableMapping[str, str]):
 
     def _map(self) -> dict[str, Any]:
         obj = self._obj
-        if obj._node is None and obj._plain is None and obj._src is not None:
+        if obj._node is None and obj._plain is None and obj._text is not None:
             section = self._path[1]
             if section not in obj._scanned:
                 obj._scanned[section] = _scan.scan_metadata_map(

@@ -26,6 +26,8 @@ RL_API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
 RL_KIND = "ResourceList"
 
 InputForm = Literal["resourcelist", "list", "stream"]
+Span = tuple[str, int, int]  # (text, start, stop): a part of the input, sliced when written
+SPAN_RUN = 256 * 1024  # the longest run of unedited items written as one slice
 
 
 @dataclass
@@ -127,11 +129,37 @@ class ResourceList:
 
     def iter_yaml(self, with_results: bool = True) -> Iterator[str]:
         """The pieces of :meth:`to_yaml`, so a big output can be written without joining it."""
+        for piece in self.pieces(with_results):
+            yield piece if isinstance(piece, str) else piece[0][piece[1] : piece[2]]
+
+    def pieces(self, with_results: bool = True) -> Iterator[str | Span]:
+        """The pieces of :meth:`to_yaml`, with runs of unedited items as spans of the input
+        text (``(text, start, stop)``, at most :data:`SPAN_RUN` long): everything that can fail
+        is done when the pieces are listed; slicing a span when it is written cannot."""
         yield f"apiVersion: {self.api_version}\nkind: {RL_KIND}\n"
         if len(self.items):
             yield "items:\n"
+            run: Span | None = None
             for obj in self.items:
-                yield obj.to_item()
+                span = obj._span_of_input()
+                if (
+                    span is not None
+                    and run is not None
+                    and span[0] is run[0]
+                    and span[1] == run[2]
+                    and span[2] - run[1] <= SPAN_RUN
+                ):
+                    run = (run[0], run[1], span[2])
+                    continue
+                if run is not None:
+                    yield run
+                    run = None
+                if span is not None:
+                    run = span
+                else:
+                    yield obj.to_item()
+            if run is not None:
+                yield run
         else:
             yield "items: []\n"
         if self.function_config is not None:
@@ -285,12 +313,11 @@ def _split_items(text: str, begin: int, end: int, rl: ResourceList, first_line: 
     starts.append(end)
     line = first_line + text.count("\n", begin, starts[0])
     for start, stop in itertools.pairwise(starts):
-        chunk = text[start:stop]
-        if chunk.startswith("-\n") or chunk == "-":
+        if text.startswith("-\n", start) or (stop - start == 1 and text[start] == "-"):
             return False
-        obj = KubeObject(src=chunk, form="item")
+        obj = KubeObject._span(text, start, stop)  # the item's text stays in the input's
         obj.input_line = line
-        line += chunk.count("\n")
+        line += text.count("\n", start, stop)
         rl.items.append(obj)
     return True
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from .errors import KrmError, internal_error
 from .object import KubeObject
-from .resourcelist import CheckFailed, ResourceList
+from .resourcelist import CheckFailed, ResourceList, Span
 from .results import Result
 
 if TYPE_CHECKING:  # pydantic is imported only when a function has a config to parse
@@ -158,12 +158,12 @@ def run(
     except KrmError as exc:
         rl = ResourceList()
         rl.results.from_error(exc)
-    try:  # serialise fully before writing: a failure leaves no half-written output
-        pieces = list(rl.iter_yaml())
+    try:  # serialise fully before writing (unedited items stay spans of the input until then)
+        pieces = list(rl.pieces())
     except Exception as exc:
         rl = ResourceList()
         rl.results.error(internal_error(exc))
-        pieces = list(rl.iter_yaml())
+        pieces = list(rl.pieces())
     _write_pieces(pieces)
     return 1 if rl.results.has_errors else 0
 
@@ -179,10 +179,11 @@ def _write(text: str) -> None:
     _write_pieces([text])
 
 
-def _write_pieces(pieces: Iterable[str]) -> None:
+def _write_pieces(pieces: Iterable[str | Span]) -> None:
     out = sys.stdout.buffer
     for piece in pieces:
-        out.write(piece.encode("utf-8"))
+        text = piece if isinstance(piece, str) else piece[0][piece[1] : piece[2]]
+        out.write(text.encode("utf-8"))
     out.flush()
 
 

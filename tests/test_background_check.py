@@ -186,3 +186,23 @@ def test_the_preparer_runs_no_plugin_on_input_the_check_refuses(tmp_path: Path) 
         if broken:
             assert code == 1 and b"notes: duplicate key 'a'" in out
         marker.unlink(missing_ok=True)
+
+
+def test_the_child_does_not_hold_the_functions_stdout(tmp_path: Path) -> None:
+    marker = tmp_path / "child-done"
+    body = f"""
+        import time
+        from pathlib import Path
+        from krmlib import _background
+        def work():
+            time.sleep(5)
+            Path({str(marker)!r}).touch()
+        _background.start(work)
+        print("parent done")
+        """
+    with subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(body)], stdout=subprocess.PIPE, text=True
+    ) as proc:
+        assert proc.stdout is not None
+        out = proc.stdout.read()  # EOF when the parent exits, not when the child does
+        assert out == "parent done\n" and not marker.exists()

@@ -125,3 +125,27 @@ def test_skip_predicted_too_slow() -> None:
     assert run.predicted_too_slow(report, 1000, "new", 900) == ""
     expected = "skipped: the function alone timed out"
     assert run.predicted_too_slow(report, 10000, "hung (kpt fn eval)", 900) == expected
+
+
+def test_images_are_reported_against_their_target() -> None:
+    args = run.parse_args(["--quick", "--output", "-"])
+    report = run.Report(sizes=[10000], reps=1)
+    report.rl_bytes = {10000: 5_000_000}
+    report.images = {"merger": 49.3, "preparer": 81.0, "topology-to-pvs": None}
+    text = run.render(report, args)
+    assert "| merger | 49.3 | ≤ 80 | PASS |" in text
+    assert "| preparer | 81.0 | ≤ 80 | FAIL |" in text
+    assert "| topology-to-pvs | | ≤ 80 | not built (`make images`) |" in text
+
+
+def test_rewriting_results_keeps_the_prepare_all_block(tmp_path: Path) -> None:
+    block = (
+        "<!-- prepare-all: begin (bench/prepare_all.py) -->\nfigures\n<!-- prepare-all: end -->\n"
+    )
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# old report\n\n" + block)
+    run.write_report(results, "# new report\n")
+    assert results.read_text() == "# new report\n\n" + block
+    results.write_text("# no block\n")
+    run.write_report(results, "# new report\n")
+    assert results.read_text() == "# new report\n"

@@ -252,3 +252,28 @@ def test_help_and_standalone_file_mode(tmp_path: Path) -> None:
 def test_severity_enum_values() -> None:
     assert [s.value for s in Severity] == ["error", "warning", "info"]
     assert issubclass(Config, BaseModel)
+
+
+def test_unedited_items_are_spans_of_the_input_written_in_runs() -> None:
+    from krmlib import resourcelist
+
+    items = "".join(
+        f"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm-{i}\n" for i in range(50)
+    )
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + items
+    rl = ResourceList.parse(text)
+    assert all(obj._text is text for obj in rl.items)  # no copy of each item's text
+    spans = [p for p in rl.pieces() if not isinstance(p, str)]
+    assert len(spans) == 1 and spans[0][1:] == (text.index("- "), len(text))
+    rl.items[10].labels["edited"] = "yes"
+    pieces = list(rl.pieces())
+    spans = [p for p in pieces if not isinstance(p, str)]
+    assert len(spans) == 2  # items 0-9 and 11-49 around the edited one
+    assert "".join(rl.iter_yaml()) == rl.to_yaml() and 'edited: "yes"' in rl.to_yaml()
+    old_cap = resourcelist.SPAN_RUN
+    try:
+        resourcelist.SPAN_RUN = 200  # about three items per run
+        runs = [p for p in ResourceList.parse(text).pieces() if not isinstance(p, str)]
+        assert len(runs) > 10 and all(stop - start <= 200 for _, start, stop in runs)
+    finally:
+        resourcelist.SPAN_RUN = old_cap
