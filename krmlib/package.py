@@ -365,8 +365,7 @@ def read_package(
 
 
 def _annotate(obj: KubeObject, rel: str, index: int, package: str | None) -> None:
-    src = obj._src
-    fresh = obj._node is None and src is not None and not _LOCATION.search(src)
+    fresh = obj._node is None and obj._text is not None and not _LOCATION.search(obj._src)
     annotations = obj.annotations
     annotations[ANN_PATH] = rel
     if not (fresh and _insert_after_path(obj, rel, str(index))):
@@ -387,11 +386,13 @@ def _insert_after_path(obj: KubeObject, rel: str, index: str) -> bool:
     four annotations on every item)."""
     from ._splice import render_scalar
 
+    if obj._node is not None or obj._text is None:
+        return False
     src = obj._src
-    found = list(_PATH_LINE.finditer(src)) if obj._node is None and src is not None else []
+    found = list(_PATH_LINE.finditer(src))
     rendered = render_scalar(index)
-    end = src.find("\n", found[0].end()) + 1 if len(found) == 1 and src is not None else 0
-    if not end or rendered is None or src is None:
+    end = src.find("\n", found[0].end()) + 1 if len(found) == 1 else 0
+    if not end or rendered is None:
         return False
     pad = found[0].group(1)
     value = src[found[0].end() : end - 1]  # the path as the splicer wrote it
@@ -421,9 +422,9 @@ def _insert_package_path(obj: KubeObject, package: str) -> bool:
     """The package-path annotation written into the item's text next to its path annotation, as
     kpt writes it (single-quoted): an absolute path is no simple scalar for the text splicer, and
     the round trip would parse every item of the tree."""
-    src = obj._src
-    if obj._node is not None or src is None or not _PLAIN_PATH.fullmatch(package):
+    if obj._node is not None or obj._text is None or not _PLAIN_PATH.fullmatch(package):
         return False
+    src = obj._src
     found = list(_PATH_LINE.finditer(src))
     if len(found) != 1:
         return False
