@@ -21,7 +21,6 @@ import atexit
 import builtins
 import contextlib
 import contextvars
-import fcntl
 import functools
 import gc
 import importlib
@@ -310,6 +309,8 @@ def _child(  # pragma: no cover - runs in the forked child
     folder: int | None,
 ) -> None:
     """Become the plugin process, run the script, exit with its status (never returns)."""
+    import fcntl  # POSIX, as fork is
+
     code = 1
     try:
         gc.freeze()  # the parent's objects are not collected (nor finalized) here
