@@ -74,6 +74,7 @@ if TYPE_CHECKING:
         read_package,
         read_roots,
         safe_target,
+        without_annotations,
         without_kpt_internal,
         write_package,
     )
@@ -139,6 +140,7 @@ _WHERE = {
     "read_package": "package",
     "read_roots": "package",
     "safe_target": "package",
+    "without_annotations": "package",
     "without_kpt_internal": "package",
     "write_package": "package",
     "format_path": "paths",
@@ -228,6 +230,7 @@ __all__ = [
     "run_resource_list",
     "run_text",
     "safe_target",
+    "without_annotations",
     "without_kpt_internal",
     "write_package",
 ]
