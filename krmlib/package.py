@@ -355,12 +355,20 @@ def read_objects(path: Path) -> list[KubeObject]:
 
 
 def read_package(
-    folder: Path, *, subpackages: bool = True, package_path: bool = False
+    folder: Path, *, subpackages: bool = True, package_path: bool = False, annotate: bool = True
 ) -> list[KubeObject]:
     """The items of the package at ``folder`` as kpt reads them: every document of every
     resource file, with path and index annotations (both spellings) relative to ``folder``;
     ``package_path=True`` also names the folder (``internal.config.kubernetes.io/package-path``)
-    on each item, as ``kpt fn render`` does."""
+    on each item, as ``kpt fn render`` does. ``annotate=False``: the documents as the files
+    hold them, without kpt's annotations (a quick look: cheaper, not for writing back)."""
+    if not annotate:
+        folder = Path(folder)
+        return [
+            obj
+            for rel in package_files(folder, subpackages=subpackages)
+            for obj in read_documents(read_file_text(folder / rel, rel), rel)
+        ]
     return Package.read(folder, subpackages=subpackages, package_path=package_path).items
 
 

@@ -103,6 +103,18 @@ def test_own_files_only_and_package_path(tmp_path: Path) -> None:
     assert {o.package_path for o in own} == {str(root.resolve())}
 
 
+def test_a_quick_look_reads_the_same_documents_without_annotations(tmp_path: Path) -> None:
+    root = make_package(tmp_path / "pkg")
+    annotated = read_package(root, subpackages=False)
+    plain = read_package(root, subpackages=False, annotate=False)
+    assert [(o.kind, o.name) for o in plain] == [(o.kind, o.name) for o in annotated]
+    assert all(o.path is None and o.package_path is None for o in plain)
+    for quick, full in zip(plain, annotated, strict=True):
+        assert quick.get("spec") == full.get("spec")
+        kept = {k: v for k, v in full.annotations.items() if not package_module.is_kpt_internal(k)}
+        assert dict(quick.annotations) == kept
+
+
 def test_write_back_unchanged_touches_nothing(tmp_path: Path) -> None:
     root = make_package(tmp_path / "pkg")
     before = snapshot(root)
