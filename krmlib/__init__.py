@@ -74,6 +74,7 @@ if TYPE_CHECKING:
         read_package,
         read_roots,
         safe_target,
+        without_annotations,
         without_kpt_internal,
         write_package,
     )
@@ -82,6 +83,14 @@ if TYPE_CHECKING:
     from .resourcelist import ResourceList
     from .results import Result, Results, Severity
     from .runner import read_files, run, run_resource_list, run_text
+    from .schema import (
+        Field,
+        Record,
+        RecordError,
+        ValidationInfo,
+        field_validator,
+        model_validator,
+    )
 
 # Public name → the module that defines it.
 _WHERE = {
@@ -131,6 +140,7 @@ _WHERE = {
     "read_package": "package",
     "read_roots": "package",
     "safe_target": "package",
+    "without_annotations": "package",
     "without_kpt_internal": "package",
     "write_package": "package",
     "format_path": "paths",
@@ -146,6 +156,12 @@ _WHERE = {
     "run": "runner",
     "run_resource_list": "runner",
     "run_text": "runner",
+    "Field": "schema",
+    "Record": "schema",
+    "RecordError": "schema",
+    "ValidationInfo": "schema",
+    "field_validator": "schema",
+    "model_validator": "schema",
 }
 
 __all__ = [
@@ -162,6 +178,7 @@ __all__ = [
     "Condition",
     "Conditions",
     "ConfigError",
+    "Field",
     "FieldTypeError",
     "FunctionConfig",
     "InputError",
@@ -169,10 +186,13 @@ __all__ = [
     "KrmError",
     "KubeObject",
     "Package",
+    "Record",
+    "RecordError",
     "ResourceList",
     "Result",
     "Results",
     "Severity",
+    "ValidationInfo",
     "add_readiness_gate",
     "check_path_annotations",
     "check_readable",
@@ -181,6 +201,7 @@ __all__ = [
     "content_of",
     "default_file_name",
     "did_you_mean",
+    "field_validator",
     "format_path",
     "get_conditions",
     "get_readiness_gates",
@@ -191,6 +212,7 @@ __all__ = [
     "is_kpt_internal",
     "is_kptfile",
     "is_local_config",
+    "model_validator",
     "package_tree_root",
     "parse_config",
     "parse_config_value",
@@ -208,6 +230,7 @@ __all__ = [
     "run_resource_list",
     "run_text",
     "safe_target",
+    "without_annotations",
     "without_kpt_internal",
     "write_package",
 ]

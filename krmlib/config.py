@@ -4,6 +4,8 @@ Both forms are strict alike: an unknown field (``spec.x``) or key (``data.x``) i
 "did you mean" suggestion, and so is a value outside an enum. The model remembers which form it
 came from, so a function names a field the way the user wrote it
 (:meth:`FunctionConfig.field_path`).
+
+A config is a :class:`krmlib.schema.Record`, validated by krmlib: no pydantic at start-up.
 """
 
 from __future__ import annotations
@@ -11,33 +13,29 @@ from __future__ import annotations
 import re
 import typing
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal, TypeVar, get_origin
-
-from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, get_origin
 
 from .errors import ConfigError
 from .models import did_you_mean, field_annotation, validation_errors
-from .object import KubeObject
+from .schema import Record, RecordError
+
+if TYPE_CHECKING:
+    from .object import KubeObject
 
 API_VERSION = "krmfn.dev/v1alpha1"
 C = TypeVar("C", bound="FunctionConfig")
 Form = Literal["spec", "data"]
 
 
-class FunctionConfig(BaseModel):
+class FunctionConfig(Record):
     """Base of every function's config.
 
     The typed form is ``apiVersion: krmfn.dev/v1alpha1``, ``kind: <KIND>`` with the fields under
     ``spec``; the ConfigMap form has one ``data`` key per field, in kebab case (``parent-kind``).
     ``CONFIGMAP_KEYS`` maps a ConfigMap key to a dotted field path for nested fields; a list field
     takes a comma-separated string, a map field ``a=b,c=d``. Subclasses set ``KIND`` and declare
-    their fields; defaults are validated like given values.
+    their fields (:mod:`krmlib.schema`); defaults are validated like given values.
     """
-
-    # defer_build: the validator is built on first validation, not at import (start-up time).
-    model_config = ConfigDict(
-        frozen=True, extra="forbid", populate_by_name=True, defer_build=True, validate_default=True
-    )
 
     API_VERSION: ClassVar[str] = API_VERSION
     KIND: ClassVar[str] = ""
@@ -45,21 +43,12 @@ class FunctionConfig(BaseModel):
     # Keys of the ConfigMap form this config refuses (key → why), e.g. a field too rich for text.
     CONFIGMAP_REFUSED: ClassVar[dict[str, str]] = {}
 
-    _form: Form = PrivateAttr(default="spec")
-
-    def __eq__(self, other: object) -> bool:
-        """Equal when the fields are: the form a config came from is not part of its value."""
-        if type(other) is not type(self):
-            return NotImplemented
-        assert isinstance(other, FunctionConfig)
-        return self.__dict__ == other.__dict__
-
-    __hash__ = BaseModel.__hash__
-
     @property
     def form(self) -> Form:
-        """``spec`` (typed form, or no config) or ``data`` (ConfigMap form)."""
-        return self._form
+        """``spec`` (typed form, or no config) or ``data`` (ConfigMap form); the form is not
+        part of the config's value (equality compares the fields only)."""
+        form: Form = self.__dict__.get("_form", "spec")
+        return form
 
     def field_path(self, path: str) -> str:
         """A field (dotted, by alias: ``parent.name``, ``files[0]``) as the user writes it.
@@ -67,7 +56,7 @@ class FunctionConfig(BaseModel):
         ``spec.parent.name`` in the typed form (and when there is no config), ``data.parent-name``
         in the ConfigMap form, where a list is one key (``files[0]`` is ``data.files``).
         """
-        if self._form == "spec":
+        if self.form == "spec":
             return f"spec.{path}" if path else "spec"
         return self.configmap_key_of(path)
 
@@ -126,7 +115,7 @@ class FunctionConfig(BaseModel):
                 target = target.setdefault(part, {})
             target[parts[-1]] = parsed
         config = _validate(cls, spec, obj, "data", "invalid config")
-        config._form = "data"
+        config.__dict__["_form"] = "data"
         return config
 
 
@@ -138,11 +127,11 @@ def _kebab(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "-", name).replace("_", "-").lower()
 
 
-def _is_list_field(model: type[BaseModel], parts: list[str]) -> bool:
+def _is_list_field(model: type[Record], parts: list[str]) -> bool:
     return get_origin(field_annotation(model, parts)) in (list, tuple, typing.Sequence)
 
 
-def _is_map_field(model: type[BaseModel], parts: list[str]) -> bool:
+def _is_map_field(model: type[Record], parts: list[str]) -> bool:
     return get_origin(field_annotation(model, parts)) in (dict, typing.Mapping)
 
 
@@ -157,7 +146,7 @@ def _parse_pairs(text: str) -> dict[str, str]:
 
 
 def _validate(model: type[C], spec: Any, obj: KubeObject | None, form: Form | None, lead: str) -> C:
-    """``model.model_validate(spec)``; a ValidationError becomes one ConfigError (the only place).
+    """``model.model_validate(spec)``; a RecordError becomes one ConfigError (the only place).
 
     Every failure is listed as ``field: message`` with the field as the user writes it in
     ``form`` (``spec.x``, ``data.x``; bare when ``form`` is None); the first one is the result's
@@ -165,7 +154,7 @@ def _validate(model: type[C], spec: Any, obj: KubeObject | None, form: Form | No
     """
     try:
         return model.model_validate(spec)
-    except ValidationError as exc:
+    except RecordError as exc:
         problems = [
             (_in_form(model, field, form), message)
             for field, message in validation_errors(exc, model=model)

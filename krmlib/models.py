@@ -1,8 +1,12 @@
-"""pydantic glue: validate plain data into models, turn validation errors into field paths."""
+"""Validation errors as field paths, for krmlib's records and pydantic models alike.
+
+:class:`krmlib.schema.RecordError` (configs) and pydantic's ``ValidationError`` (the models of
+:meth:`KubeObject.as_model`) list their failures in one shape; :func:`validation_errors` reads
+both. pydantic is imported only to validate a pydantic model.
+"""
 
 from __future__ import annotations
 
-import difflib
 import re
 import types
 import typing
@@ -16,6 +20,7 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
 
     from .object import KubeObject
+    from .schema import RecordError
 
 M = TypeVar("M")
 
@@ -38,9 +43,10 @@ def validate_model(
 
 
 def validation_errors(
-    exc: ValidationError, prefix: str = "", *, model: type[Any] | None = None
+    exc: ValidationError | RecordError, prefix: str = "", *, model: type[Any] | None = None
 ) -> list[tuple[str, str]]:
-    """Every failure as (field path, message): the one reading of a pydantic ValidationError.
+    """Every failure as (field path, message): the one reading of a ValidationError of
+    pydantic or a RecordError of krmlib.
 
     With ``model``, an unknown field or enum value gets a "did you mean" suggestion.
     """
@@ -63,13 +69,15 @@ def validation_errors(
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """`` (did you mean 'mode'?)`` for the closest choice, or nothing."""
+    import difflib
+
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def field_annotation(model: type[Any], parts: Sequence[str]) -> Any:
-    """The type of the field at ``parts`` (names or aliases) of a pydantic model; Optional
-    unwrapped; None when there is no such field."""
+    """The type of the field at ``parts`` (names or aliases) of a record or pydantic model
+    (anything with ``model_fields``); Optional unwrapped; None when there is no such field."""
     current: Any = model
     annotation: Any = None
     for part in parts:

@@ -64,7 +64,8 @@ class KubeObject:
         self._plain: Any = plain
         self._dirty = src is None
         self._spliced = False
-        self._scanned: dict[str, dict[str, str] | None] = {}
+        # labels/annotations read from the text (made on first read: most items are never asked)
+        self._scanned: dict[str, dict[str, str] | None] | None = None
         self.input_line = 0  # where the item starts in the input text (0: unknown)
         self._header: tuple[str, str, str, str] | None = None
 
@@ -201,7 +202,7 @@ class KubeObject:
         later read parses the text again; edits are kept."""
         if self._node is None and self._text is not None:
             self._plain = None
-            self._scanned = {}
+            self._scanned = None
 
     def validate(self) -> None:
         """Check that this is a readable KRM object: mapping, apiVersion, kind, metadata.name."""
@@ -388,7 +389,7 @@ class KubeObject:
         self._edit_src(new)
         self._plain = None
         self._forget_header(keys)
-        self._scanned = {}
+        self._scanned = None
         self._spliced = True
         return True
 
@@ -585,6 +586,8 @@ class _FieldMap(MutableMapping[str, str]):
         obj = self._obj
         if obj._node is None and obj._plain is None and obj._text is not None:
             section = self._path[1]
+            if obj._scanned is None:
+                obj._scanned = {}
             if section not in obj._scanned:
                 obj._scanned[section] = _scan.scan_metadata_map(
                     obj._src, obj._src_form == "item", section

@@ -13,7 +13,7 @@ from .object import KubeObject
 from .resourcelist import CheckFailed, ResourceList, Span
 from .results import Result
 
-if TYPE_CHECKING:  # pydantic is imported only when a function has a config to parse
+if TYPE_CHECKING:  # the config layer loads only when a function has a config to parse
     from .config import FunctionConfig
 
 C = TypeVar("C", bound="FunctionConfig")

@@ -4,18 +4,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
-
-from krmlib import FunctionConfig
+from krmlib import Field, FunctionConfig, Record, ValidationInfo, field_validator
 
 PREFIXES = ("applyset.kubernetes.io", "applyset.k8s.io")
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
-
-
-class ParentRef(_Frozen):
+class ParentRef(Record):
     """The ApplySet parent: a ConfigMap, a Secret or a custom resource."""
 
     api_version: str = Field("v1", alias="apiVersion")
@@ -39,7 +33,7 @@ class ParentRef(_Frozen):
         return value
 
 
-class OwnerReferences(_Frozen):
+class OwnerReferences(Record):
     """ownerReferences to the parent on the members (only where Kubernetes allows them)."""
 
     uid: str

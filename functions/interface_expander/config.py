@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator
-
-from krmlib import FunctionConfig
+from krmlib import Field, FunctionConfig, field_validator
 
 Dialect = Literal["design", "nephio", "nephio-2023-05", "nephio-r1"]
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import Field
-
-from krmlib import FunctionConfig
+from krmlib import Field, FunctionConfig
 
 
 class Config(FunctionConfig):

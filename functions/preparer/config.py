@@ -4,19 +4,15 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-from krmlib import FunctionConfig
+from krmlib import Field, FunctionConfig, Record, model_validator
 
 BUILTINS = ("placement", "site", "sites", "template", "tosca")
 Builtin = Literal["placement", "site", "sites", "template", "tosca"]
 RUNNERS = ("exec", "python", "builtin", "image")
 
 
-class PluginSpec(BaseModel):
+class PluginSpec(Record):
     """One preparation plugin, triggered by resources of ``apiVersion``/``kind``."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
     api_version: str = Field(alias="apiVersion", min_length=1)
     kind: str = Field(min_length=1)

@@ -33,6 +33,7 @@ from krmlib import (
 
 from .config import PluginSpec
 from .plugins import Outcome, PluginContext, resolve_upward
+from .python_fork import python_script, run_forked
 
 PLUGIN_CONFIG_NAME = "preparer-plugin"
 CONTAINER_TOOL_ENV = "KRMFN_CONTAINER_TOOL"
@@ -106,7 +107,11 @@ def run_in_group(
     argv: list[str], data: bytes, timeout: float, cwd: str | None
 ) -> subprocess.CompletedProcess[bytes]:
     """Run ``argv`` in a process group of its own; on timeout the whole group is killed (no
-    child the plugin started keeps running) and ``TimeoutExpired`` is raised."""
+    child the plugin started keeps running) and ``TimeoutExpired`` is raised. A Python script
+    this interpreter would run runs in a fork of this process (:mod:`.python_fork`)."""
+    script = python_script(argv, cwd)
+    if script is not None:
+        return run_forked(script, argv, data, timeout, cwd)
     with subprocess.Popen(
         argv,
         stdin=subprocess.PIPE,

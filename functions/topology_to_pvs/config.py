@@ -5,9 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-
-from krmlib import FunctionConfig
+from krmlib import Field, FunctionConfig, Record, field_validator, model_validator
 
 NF_TYPES = ("upf", "smf", "amf")
 PLACEHOLDERS = ("topology", "instance")
@@ -17,13 +15,11 @@ RevisionType = Literal["string", "integer", "asWritten"]
 CapacityMode = Literal["packageContext", "annotations", "none"]
 
 
-class WaitRule(BaseModel):
+class WaitRule(Record):
     """``waiter`` instances are not published before their connected ``waitsFor`` instances.
 
     The ConfigMap form writes one rule as ``waiter:waitsFor`` (``smf:upf``).
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
     waiter: Literal["upf", "smf", "amf"]
     waits_for: Literal["upf", "smf", "amf"] = Field(alias="waitsFor")

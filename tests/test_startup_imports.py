@@ -1,0 +1,141 @@
+"""Start-up (issue 17.3): no function imports pydantic, whatever the form of its config.
+
+Each function runs as a process, as kpt runs it in exec mode (``python -m krmfn.<name>``, with
+a wrapper that lists ``sys.modules`` at exit: ``-X importtime`` misses the modules krmlib loads
+on first use through ``importlib``), on a small package with no functionConfig, with a
+ConfigMap, with the typed ``krmfn.dev/v1alpha1`` form and with an invalid typed config; pydantic
+(about 100 ms to import) must be in none of them. ruamel.yaml (the round-trip engine, about
+60 ms) is imported only to edit an item through the round trip, which only the merger's typed
+run does (it merges an inline resource).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+import yaml
+from krmfn.registry import BY_NAME, FUNCTIONS
+
+PACKAGE = """\
+apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: kpt.dev/v1
+  kind: Kptfile
+  metadata:
+    name: pkg
+    annotations:
+      config.kubernetes.io/local-config: "true"
+      config.kubernetes.io/path: Kptfile
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: settings
+    namespace: default
+    annotations:
+      config.kubernetes.io/path: settings.yaml
+  data:
+    a: b
+"""
+
+# function → (ConfigMap data, typed spec), both valid.
+CONFIGS: dict[str, tuple[dict[str, str], dict[str, Any]]] = {
+    "interface-expander": ({"dialect": "design"}, {"dialect": "design", "keepLocalConfig": True}),
+    "preparer": (
+        {"max-iterations": "3", "auto-approve": "no"},
+        {"maxIterations": 3, "plugins": [{"apiVersion": "a.b/v1", "kind": "K", "builtin": "site"}]},
+    ),
+    "merger": (
+        {"from-package": "false"},
+        {"resources": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m"}}]},
+    ),
+    "topology-to-pvs": (
+        {"wait-rules": "smf:upf", "list-planned": "true"},
+        {"waitRules": [{"waiter": "amf", "waitsFor": "smf"}], "revisionType": "string"},
+    ),
+    "applyset-labeler": (
+        {"parent-kind": "ConfigMap", "parent-name": "set", "parent-namespace": "default"},
+        {"parent": {"kind": "ConfigMap", "name": "set", "namespace": "default"}, "force": True},
+    ),
+}
+FORMS = ("none", "configmap", "typed", "invalid")
+# Runs that write an item through the round trip (the merger's inline resource is a new item).
+ROUND_TRIP = {("merger", "typed")}
+
+
+def _input(function: str, form: str) -> str:
+    if form == "none":
+        return PACKAGE
+    config = BY_NAME[function].load()[1]
+    data, spec = CONFIGS[function]
+    if form == "configmap":
+        fn_config: dict[str, Any] = {"apiVersion": "v1", "kind": "ConfigMap", "data": data}
+    else:
+        fn_config = {"apiVersion": config.API_VERSION, "kind": config.KIND, "spec": spec}
+        if form == "invalid":
+            fn_config["spec"] = {**spec, "bogus": 1}
+    fn_config["metadata"] = {"name": "fn-config"}
+    return PACKAGE + yaml.safe_dump({"functionConfig": fn_config}, sort_keys=False)
+
+
+WRAPPER = """\
+import atexit, runpy, sys
+atexit.register(lambda: sys.stderr.write("MODULES " + " ".join(sorted(sys.modules)) + "\\n"))
+sys.argv = [sys.argv[1]]
+runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+"""
+
+
+def _imported(function: str, form: str) -> tuple[set[str], str, int]:
+    """The modules a run had imported when it exited, its stdout and exit code."""
+    package = BY_NAME[function].package
+    done = subprocess.run(
+        [sys.executable, "-c", WRAPPER, package],
+        input=_input(function, form),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    listed = [line for line in done.stderr.splitlines() if line.startswith("MODULES ")]
+    assert len(listed) == 1, done.stderr
+    return set(listed[0].split()[1:]), done.stdout, done.returncode
+
+
+def test_the_configs_cover_every_function() -> None:
+    assert set(CONFIGS) == {f.name for f in FUNCTIONS}
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("function", sorted(CONFIGS))
+def test_no_function_imports_pydantic_or_ruamel(function: str, form: str) -> None:
+    modules, out, code = _imported(function, form)
+    assert {"krmlib.config", "krmlib.schema", BY_NAME[function].package} <= modules
+    assert "kind: ResourceList" in out
+    if form == "invalid":
+        assert code == 1 and "spec.bogus: unknown field" in out
+    else:
+        assert "invalid config" not in out, out
+    assert not {m for m in modules if m.split(".")[0] in ("pydantic", "pydantic_core")}
+    round_trip = {m for m in modules if m.startswith("ruamel")}
+    assert bool(round_trip) == ((function, form) in ROUND_TRIP), sorted(round_trip)[:3]
+
+
+def test_as_model_still_validates_with_pydantic() -> None:
+    """pydantic stays for KubeObject.as_model, imported when that is called."""
+    script = (
+        "import sys\n"
+        "from pydantic import BaseModel\n"
+        "from krmlib import KubeObject\n"
+        "class Meta(BaseModel):\n"
+        "    name: str\n"
+        "obj = KubeObject.from_dict({'apiVersion': 'v1', 'kind': 'X', 'metadata': {'name': 'n'}})\n"
+        "print(obj.as_model(Meta, 'metadata').name)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout == "n\n"
