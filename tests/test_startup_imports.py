@@ -70,7 +70,7 @@ NOT_IN = {
     "interface-expander": {"hashlib", "pathlib"},  # pathlib: urllib.parse, ipaddress, fnmatch
     "topology-to-pvs": {"hashlib", "pathlib"},
     "merger": {"hashlib", "krmfn.tko.child"},  # the deployment commands' modules
-    "preparer": {"hashlib"},
+    "preparer": {"hashlib", "subprocess", "tempfile"},  # for a plugin process
     "applyset-labeler": set(),  # hashes the ApplySet id; reads the package's files (pathlib)
 }
 # Runs that write an item through the round trip (the merger's inline resource is a new item).
