@@ -73,6 +73,7 @@ if TYPE_CHECKING:
         read_package,
         read_roots,
         safe_target,
+        without_annotations,
         without_kpt_internal,
         write_package,
     )
@@ -138,6 +139,7 @@ _WHERE = {
     "read_package": "package",
     "read_roots": "package",
     "safe_target": "package",
+    "without_annotations": "package",
     "without_kpt_internal": "package",
     "write_package": "package",
     "format_path": "paths",
@@ -227,6 +229,7 @@ __all__ = [
     "run_resource_list",
     "run_text",
     "safe_target",
+    "without_annotations",
     "without_kpt_internal",
     "write_package",
 ]

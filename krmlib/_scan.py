@@ -65,7 +65,8 @@ def scan_header(text: str, item_form: bool) -> tuple[str, str, str, str] | None:
     namespace = clean_scalar(meta["namespace"]) if "namespace" in meta else ""
     if api_version is None or kind is None or name is None or namespace is None:
         return None
-    return api_version, kind, name, namespace
+    # Interned: thousands of items share a few apiVersions, kinds and namespaces.
+    return intern(api_version), intern(kind), name, intern(namespace)
 
 
 _MAP_KEY = re.compile(r"([A-Za-z0-9][A-Za-z0-9._/-]*): ?(.*)")

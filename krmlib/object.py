@@ -60,7 +60,8 @@ class KubeObject:
         self._plain: Any = plain
         self._dirty = src is None
         self._spliced = False
-        self._scanned: dict[str, dict[str, str] | None] = {}
+        # labels/annotations read from the text (made on first read: most items are never asked)
+        self._scanned: dict[str, dict[str, str] | None] | None = None
         self.input_line = 0  # where the item starts in the input text (0: unknown)
         self._header: tuple[str, str, str, str] | None = None
 
@@ -324,7 +325,7 @@ class KubeObject:
         self._src = new
         self._plain = None
         self._header = None
-        self._scanned = {}
+        self._scanned = None
         self._spliced = True
         return True
 
@@ -506,6 +507,8 @@ class _FieldMap(MutableMapping[str, str]):
         obj = self._obj
         if obj._node is None and obj._plain is None and obj._text is not None:
             section = self._path[1]
+            if obj._scanned is None:
+                obj._scanned = {}
             if section not in obj._scanned:
                 obj._scanned[section] = _scan.scan_metadata_map(
                     obj._src, obj._src_form == "item", section

@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -94,7 +94,7 @@ def is_kpt_internal(key: str) -> bool:
 def without_kpt_internal(obj: KubeObject) -> KubeObject:
     """A copy of ``obj`` without kpt's internal annotations (for another package or a file)."""
     text = obj.to_yaml()
-    stripped = _strip_internal_text(text)
+    stripped = _edit_annotation_text(text, is_kpt_internal, {})
     if stripped is not None and _yaml.load_plain(stripped) == content_of(obj):
         return KubeObject.from_yaml(stripped)  # kpt's layout: the lines cut from the text
     copy = KubeObject.from_yaml(text)
@@ -104,29 +104,99 @@ def without_kpt_internal(obj: KubeObject) -> KubeObject:
     return copy
 
 
+def without_annotations(
+    obj: KubeObject, drop: Callable[[str], bool], values: Mapping[str, str] | None = None
+) -> KubeObject:
+    """A copy of ``obj`` without the annotations ``drop`` says yes to, and with the new
+    ``values`` of annotations it has (others are not added), as deleting and setting them on a
+    copy leaves it (an annotations map left empty stays, empty). When the annotations are in
+    kpt's layout (one ``key: value`` line each, simple values) and some are kept, their lines
+    are edited in the text (a line comment keeps its column, as the round trip keeps it) and the
+    rest of it stays as it was; otherwise the copy is edited through the round trip."""
+    text = obj.to_yaml()
+    data = obj.to_dict()
+    metadata = data.get("metadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    if not isinstance(metadata, dict) or not isinstance(annotations, dict):
+        return KubeObject.from_yaml(text)
+    dropped = [str(k) for k in annotations if drop(str(k))]
+    changes = {k: v for k, v in (values or {}).items() if k in annotations and k not in dropped}
+    changes = {k: v for k, v in changes.items() if annotations[k] != v}
+    if not dropped and not changes:
+        return KubeObject.from_yaml(text)
+    kept = {k: changes.get(k, v) for k, v in annotations.items() if k not in dropped}
+    if kept:
+        edited = _edit_annotation_text(text, drop, changes)
+        metadata["annotations"] = kept
+        if edited is not None and _yaml.load_plain(edited) == data:
+            return KubeObject.from_yaml(edited)
+    copy = KubeObject.from_yaml(text)
+    for key in dropped:
+        del copy.annotations[key]
+    for key, value in changes.items():
+        copy.annotations[key] = value
+    return copy
+
+
 _ANNOTATIONS_BLOCK = re.compile(
     r"^metadata:\n(?:  .*\n)*?(  annotations:\n)((?:    \S.*\n)+)", re.M
 )
 _ENTRY = re.compile(r"    ([A-Za-z0-9][A-Za-z0-9._/-]*): [^\n]*\n")
+_SIMPLE_VALUE = re.compile(
+    r"(?P<value>[A-Za-z0-9][A-Za-z0-9._/-]*|'[A-Za-z0-9._/-]*'|\"[A-Za-z0-9._/-]*\")"
+    r"(?:(?P<gap> +)(?P<comment>#.*))?"
+)
 
 
-def _strip_internal_text(text: str) -> str | None:
-    """``text`` without the kpt-internal lines of its ``metadata.annotations`` block, when the
-    block is in kpt's layout (one ``key: value`` line per entry); None otherwise."""
+def _edit_annotation_text(
+    text: str, drop: Callable[[str], bool], values: Mapping[str, str]
+) -> str | None:
+    """``text`` without the lines of its ``metadata.annotations`` block whose key ``drop`` says
+    yes to (the block's own line too when none is left) and with ``values`` on the lines of
+    their keys, when the block is in kpt's layout (one ``key: value`` line per entry); None
+    otherwise."""
     if not text.endswith("\n"):
         text += "\n"
     match = _ANNOTATIONS_BLOCK.search(text)
     if match is None:
         return None
-    body = match.group(2)
-    entries = body.splitlines(keepends=True)
+    entries = match.group(2).splitlines(keepends=True)
     if any(_ENTRY.fullmatch(line) is None for line in entries):
         return None
-    kept = [line for line in entries if not is_kpt_internal(line.split(":", 1)[0].strip())]
-    if len(kept) == len(entries):
+    if text.startswith("     ", match.end(2)):
+        return None  # the last value goes on over more lines
+    kept = []
+    for line in entries:
+        key = line.split(":", 1)[0].strip()
+        if drop(key):
+            continue
+        edited = _with_value(line, key, values[key]) if key in values else line
+        if edited is None:
+            return None
+        kept.append(edited)
+    if kept == entries:
         return text
     start, end = (match.start(1), match.end(2)) if not kept else (match.start(2), match.end(2))
     return text[:start] + "".join(kept) + text[end:]
+
+
+def _with_value(line: str, key: str, value: str) -> str | None:
+    """An annotation line with a new simple value, written as the round trip writes it: the old
+    quotes kept, a line comment at its column (one space after a value that reaches it)."""
+    from ._splice import render_scalar
+
+    prefix = f"    {key}: "
+    found = _SIMPLE_VALUE.fullmatch(line[len(prefix) : -1])
+    if found is None or render_scalar(value) != value or not value:
+        return None
+    old = found.group("value")
+    new = f"{old[0]}{value}{old[0]}" if old[0] in "'\"" else value
+    comment = found.group("comment")
+    if comment is None:
+        return f"{prefix}{new}\n"
+    column = len(prefix) + len(old) + len(found.group("gap"))
+    at = len(prefix) + len(new)
+    return f"{prefix}{new}{' ' * max(column - at, 1)}{comment}\n"
 
 
 def content_of(obj: KubeObject) -> dict[str, Any]:
@@ -285,42 +355,90 @@ def read_objects(path: Path) -> list[KubeObject]:
 
 
 def read_package(
-    folder: Path, *, subpackages: bool = True, package_path: bool = False
+    folder: Path, *, subpackages: bool = True, package_path: bool = False, annotate: bool = True
 ) -> list[KubeObject]:
     """The items of the package at ``folder`` as kpt reads them: every document of every
     resource file, with path and index annotations (both spellings) relative to ``folder``;
     ``package_path=True`` also names the folder (``internal.config.kubernetes.io/package-path``)
-    on each item, as ``kpt fn render`` does."""
+    on each item, as ``kpt fn render`` does. ``annotate=False``: the documents as the files
+    hold them, without kpt's annotations (a quick look: cheaper, not for writing back)."""
+    if not annotate:
+        folder = Path(folder)
+        return [
+            obj
+            for rel in package_files(folder, subpackages=subpackages)
+            for obj in read_documents(read_file_text(folder / rel, rel), rel)
+        ]
     return Package.read(folder, subpackages=subpackages, package_path=package_path).items
 
 
 def _annotate(obj: KubeObject, rel: str, index: int, package: str | None) -> None:
+    fresh = obj._node is None and obj._text is not None and not _LOCATION.search(obj._src)
     annotations = obj.annotations
     annotations[ANN_PATH] = rel
-    annotations[ANN_LEGACY_PATH] = rel
-    annotations[ANN_INDEX] = str(index)
-    annotations[ANN_LEGACY_INDEX] = str(index)
+    if not (fresh and _insert_after_path(obj, rel, str(index))):
+        annotations[ANN_LEGACY_PATH] = rel
+        annotations[ANN_INDEX] = str(index)
+        annotations[ANN_LEGACY_INDEX] = str(index)
     if package is not None and not _insert_package_path(obj, package):
         annotations[ANN_PACKAGE_PATH] = package
+
+
+_LOCATION = re.compile(r"kubernetes\.io/(?:path|index)")
+
+
+def _insert_after_path(obj: KubeObject, rel: str, index: str) -> bool:
+    """The legacy path and both index annotations written into the text right after the path
+    annotation the splicer just added as the last of the item's annotations (none of them was
+    there): the lines the splicer would add one by one, in one edit (reading a package sets
+    four annotations on every item)."""
+    from ._splice import render_scalar
+
+    if obj._node is not None or obj._text is None:
+        return False
+    src = obj._src
+    found = list(_PATH_LINE.finditer(src))
+    rendered = render_scalar(index)
+    end = src.find("\n", found[0].end()) + 1 if len(found) == 1 else 0
+    if not end or rendered is None:
+        return False
+    pad = found[0].group(1)
+    value = src[found[0].end() : end - 1]  # the path as the splicer wrote it
+    lines = (
+        f"{pad}{ANN_LEGACY_PATH}: {value}\n{pad}{ANN_INDEX}: {rendered}\n"
+        f"{pad}{ANN_LEGACY_INDEX}: {rendered}\n"
+    )
+    _set_text(obj, src[:end] + lines + src[end:])
+    annotations = obj.annotations
+    if (annotations.get(ANN_LEGACY_PATH), annotations.get(ANN_INDEX)) == (rel, index) and (
+        annotations.get(ANN_LEGACY_INDEX) == index
+    ):
+        return True
+    _set_text(obj, src)
+    return False
+
+
+def _set_text(obj: KubeObject, text: str) -> None:
+    obj._src = text
+    obj._plain = None
+    obj._header = None
+    obj._scanned = {}
+    obj._spliced = True
 
 
 def _insert_package_path(obj: KubeObject, package: str) -> bool:
     """The package-path annotation written into the item's text next to its path annotation, as
     kpt writes it (single-quoted): an absolute path is no simple scalar for the text splicer, and
     the round trip would parse every item of the tree."""
-    src = obj._src
-    if obj._node is not None or src is None or not _PLAIN_PATH.fullmatch(package):
+    if obj._node is not None or obj._text is None or not _PLAIN_PATH.fullmatch(package):
         return False
+    src = obj._src
     found = list(_PATH_LINE.finditer(src))
     if len(found) != 1:
         return False
     at = found[0]
     line = f"{at.group(1)}{ANN_PACKAGE_PATH}: '{package}'\n"
-    obj._src = src[: at.start()] + line + src[at.start() :]
-    obj._plain = None
-    obj._header = None
-    obj._scanned = {}
-    obj._spliced = True
+    _set_text(obj, src[: at.start()] + line + src[at.start() :])
     return obj.annotations.get(ANN_PACKAGE_PATH) == package
 
 

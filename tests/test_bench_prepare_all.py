@@ -31,6 +31,14 @@ def test_report_verdicts() -> None:
     assert "rerun <= 15% of the first run | 25.0% at N=1000 | **not met** |" in text
 
 
+def test_the_rerun_is_judged_at_the_biggest_size() -> None:
+    """At 50 sites both runs are mostly start-up: the share is shown, the target is at 1000."""
+    runs = [bench.Run(50, 50, 2.0, 0.6, 0, 2), bench.Run(1000, 1000, 20.0, 2.0, 0, 2)]
+    text = bench.report(0.1, runs, full=True)
+    assert "| 50 | 51 | 2.00 | 40 | 0.40 | 0.60 | 30.0% | 0 |" in text
+    assert "| rerun <= 15% of the first run | 10.0% at N=1000 | met |" in text
+
+
 def test_section_replaced_between_markers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     results = tmp_path / "RESULTS.md"
     results.write_text("# bench\n\nother\n")

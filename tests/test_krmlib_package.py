@@ -26,6 +26,7 @@ from krmlib import (
     read_named_file,
     read_package,
     safe_target,
+    without_annotations,
     without_kpt_internal,
     write_package,
 )
@@ -102,6 +103,18 @@ def test_own_files_only_and_package_path(tmp_path: Path) -> None:
     assert {o.package_path for o in own} == {str(root.resolve())}
 
 
+def test_a_quick_look_reads_the_same_documents_without_annotations(tmp_path: Path) -> None:
+    root = make_package(tmp_path / "pkg")
+    annotated = read_package(root, subpackages=False)
+    plain = read_package(root, subpackages=False, annotate=False)
+    assert [(o.kind, o.name) for o in plain] == [(o.kind, o.name) for o in annotated]
+    assert all(o.path is None and o.package_path is None for o in plain)
+    for quick, full in zip(plain, annotated, strict=True):
+        assert quick.get("spec") == full.get("spec")
+        kept = {k: v for k, v in full.annotations.items() if not package_module.is_kpt_internal(k)}
+        assert dict(quick.annotations) == kept
+
+
 def test_write_back_unchanged_touches_nothing(tmp_path: Path) -> None:
     root = make_package(tmp_path / "pkg")
     before = snapshot(root)
@@ -138,6 +151,105 @@ def test_without_kpt_internal_keeps_user_annotations() -> None:
     obj.set_path("x.yaml")
     obj.annotations["config.k8s.io/id"] = "1"
     assert dict(without_kpt_internal(obj).annotations) == {"a": "b"}
+
+
+ANNOTATED = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: c
+  annotations:
+    keep: {keep}
+    nephio.org/rename: other{gap}# dropped with its comment
+    nephio.org/prepare: {prepare}{comment}
+data:
+  a: b  # a comment the edit leaves alone
+"""
+
+
+def round_trip(obj: KubeObject, drop: set[str], values: dict[str, str]) -> KubeObject:
+    """What without_annotations stands for: a copy edited through the round trip."""
+    copy = obj.copy()
+    for key in [k for k in copy.annotations if k in drop]:
+        del copy.annotations[key]
+    for key, value in values.items():
+        if key in copy.annotations:
+            copy.annotations[key] = value
+    return copy
+
+
+@pytest.mark.parametrize("keep", ["v", "'quoted'", '"true"', "a.b/c"])
+@pytest.mark.parametrize("gap", [" ", "      "])
+@pytest.mark.parametrize("prepare", ["Here", "'Here'", '"Postpone"', "x"])
+@pytest.mark.parametrize("comment", ["", " # moved", "          # far"])
+@pytest.mark.parametrize("value", ["Never", "Here", "Postponed-much-longer"])
+def test_without_annotations_edits_the_text_as_the_round_trip_writes_it(
+    keep: str, gap: str, prepare: str, comment: str, value: str
+) -> None:
+    """Lines cut and values replaced in the text give the bytes the round trip gives (quotes
+    kept, a line comment at its column or one space after a value that reaches it), and
+    the text path is taken (no round-trip tree)."""
+    text = ANNOTATED.format(keep=keep, gap=gap, prepare=prepare, comment=comment)
+    obj = KubeObject.from_yaml(text)
+    drop, values = {"nephio.org/rename"}, {"nephio.org/prepare": value, "absent": "x"}
+    edited = without_annotations(obj, drop.__contains__, values)
+    assert edited.to_yaml() == round_trip(obj, drop, values).to_yaml()
+    assert edited._node is None and "absent" not in edited.annotations
+    assert obj.to_yaml() == text  # the original is left alone
+
+
+@pytest.mark.parametrize(
+    "annotations",
+    [
+        "    only: one\n",  # every annotation dropped: the map stays, empty
+        "    only: one\n    # a comment line in the block\n    keep: v\n",
+        "    only: |\n      block\n    keep: v\n",
+        "    only: one\n    keep: [flow]\n",
+    ],
+)
+def test_without_annotations_takes_the_round_trip_for_other_layouts(annotations: str) -> None:
+    text = "apiVersion: v1\nkind: X\nmetadata:\n  name: n\n  annotations:\n" + annotations
+    obj = KubeObject.from_yaml(text)
+    edited = without_annotations(obj, {"only"}.__contains__)
+    assert edited.to_yaml() == round_trip(obj, {"only"}, {}).to_yaml()
+    assert "only" not in edited.annotations
+
+
+def test_without_annotations_with_nothing_to_do_is_a_copy_of_the_text() -> None:
+    obj = KubeObject.from_yaml(ANNOTATED.format(keep="v", gap=" ", prepare="Here", comment=""))
+    copy = without_annotations(obj, lambda key: False, {"nephio.org/prepare": "Here"})
+    assert copy is not obj and copy.to_yaml() == obj.to_yaml()
+    copy.annotations["new"] = "1"
+    assert "new" not in obj.annotations
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        "metadata:\n  name: n\n",
+        "metadata:\n  name: n\n  annotations:\n    a: b  # c\n",
+        "metadata:\n  name: n\n  annotations:\n    a: b\n  # a trailing comment\n",
+        "metadata:\n  name: n\n  annotations: {a: b}\n",
+        "metadata:\n  name: n\n  labels:\n    x: y\n\n# between\n",
+        "metadata:\n  name: n\n  annotations:\n    config.kubernetes.io/index: '7'\n",
+    ],
+)
+@pytest.mark.parametrize("rel", ["cm.yaml", "sub/dir/cm.yml", "with space.yaml", "0.yaml"])
+def test_reading_annotates_in_one_edit_as_the_splicer_does_in_four(metadata: str, rel: str) -> None:
+    """The location annotations kpt gives an item on read: written in one text edit, the same
+    bytes as setting the four one after the other."""
+    text = f"apiVersion: v1\nkind: ConfigMap\n{metadata}data:\n  k: v\n"
+    fast, slow = KubeObject.from_yaml(text), KubeObject.from_yaml(text)
+    package_module._annotate(fast, rel, 3, None)
+    for key, value in [
+        ("internal.config.kubernetes.io/path", rel),
+        ("config.kubernetes.io/path", rel),
+        ("internal.config.kubernetes.io/index", "3"),
+        ("config.kubernetes.io/index", "3"),
+    ]:
+        slow.annotations[key] = value
+    assert fast.to_yaml() == slow.to_yaml()
+    assert fast.path == rel and fast.annotations["config.kubernetes.io/index"] == "3"
 
 
 def read_documents_one(extra: str) -> KubeObject:

@@ -1,13 +1,12 @@
-"""Start-up (issue 17.3): no function imports pydantic, whatever the form of its config.
+"""Start-up (issue 17.3): a function imports only what its run uses, whatever its config's form.
 
 Each function runs as a process, as kpt runs it in exec mode (``python -m krmfn.<name>``, with
-a wrapper that lists ``sys.modules`` at exit: ``-X importtime`` misses the modules krmlib loads
-on first use through ``importlib``), on a small package with no functionConfig, with a
-ConfigMap, with the typed ``krmfn.dev/v1alpha1`` form and with an invalid typed config; pydantic
+a wrapper that lists ``sys.modules`` at exit), on a small package with no functionConfig, with a
+ConfigMap, with the typed ``krmfn.dev/v1alpha1`` form and with an invalid typed config. pydantic
 (about 100 ms to import) must be in none of them, nor the standard modules a run does not need
-(hashlib, json, difflib, importlib.metadata: each imported where it is used). ruamel.yaml (the round-trip engine, about
-60 ms) is imported only to edit an item through the round trip, which only the merger's typed
-run does (it merges an inline resource).
+(hashlib, json, difflib, importlib.metadata, ...: each imported where it is used). ruamel.yaml
+(the round-trip engine, about 60 ms) is imported only to edit an item through the round trip,
+which none of these runs does any more (the merger's inline resource is written from text).
 """
 
 from __future__ import annotations
@@ -73,8 +72,9 @@ NOT_IN = {
     "preparer": {"hashlib", "subprocess", "tempfile"},  # for a plugin process
     "applyset-labeler": set(),  # hashes the ApplySet id; reads the package's files (pathlib)
 }
-# Runs that write an item through the round trip (the merger's inline resource is a new item).
-ROUND_TRIP = {("merger", "typed")}
+# Runs that write an item through the round trip: none since the merger's fresh copies are cut
+# from the text (krmlib without_annotations).
+ROUND_TRIP: set[tuple[str, str]] = set()
 
 
 def _input(function: str, form: str) -> str:

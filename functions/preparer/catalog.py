@@ -68,12 +68,20 @@ class Catalog:
     def __init__(self, templates: list[CatalogEntry], sites: list[CatalogEntry]) -> None:
         self.templates = sorted(templates, key=lambda e: e.id)
         self.sites = sorted(sites, key=lambda e: e.id)
+        self._index: dict[str, tuple[list[CatalogEntry], dict[str, CatalogEntry]]] = {}
 
     def entries(self, section: str) -> list[CatalogEntry]:
         return self.templates if section == "templates" else self.sites
 
     def find(self, section: str, entry_id: str) -> CatalogEntry | None:
-        return next((e for e in self.entries(section) if e.id == entry_id), None)
+        entries = self.entries(section)
+        index = self._index.get(section)
+        if index is None or index[0] is not entries:  # built once per list of entries
+            by_id: dict[str, CatalogEntry] = {}
+            for entry in entries:
+                by_id.setdefault(entry.id, entry)  # the first of an id, as a scan finds it
+            index = self._index[section] = (entries, by_id)
+        return index[1].get(entry_id)
 
     def select(self, section: str, select: Mapping[str, Any]) -> list[CatalogEntry]:
         return [e for e in self.entries(section) if e.matches(select)]
@@ -149,10 +157,12 @@ def _folder_entries(folder: Path, templates: Mapping[str, CatalogEntry]) -> _Rea
     if not folder.is_dir():
         return [], []
     roots: list[Path] = []
+    outermost: set[Path] = set()  # the roots so far, to look a folder's parents up in
     for found in sorted(folder.rglob("Kptfile")):
         pkg = found.parent
-        if not any(pkg.is_relative_to(root) for root in roots):
+        if pkg not in outermost and outermost.isdisjoint(pkg.parents):
             roots.append(pkg)
+            outermost.add(pkg)
     entries = []
     warnings: list[tuple[str, str]] = []
     for pkg in roots:

@@ -58,6 +58,7 @@ class DataClient:
         self.results = results
         self.view = view
         self.catalog_folder = catalog_folder
+        self._fixed_id: str | None = None
 
     # --- catalog ------------------------------------------------------------------------------
 
@@ -134,7 +135,19 @@ class DataClient:
 
     def deployment_id(self) -> str:
         """This package's deployment id: the parent's id (if any) and the Kptfile's name."""
+        if self._fixed_id is not None:
+            return self._fixed_id
         return deployment_id(self.view.own(self.items))
+
+    @contextlib.contextmanager
+    def creating_children(self) -> Iterator[None]:
+        """A block that only adds child deployments (the package's own items stay as they are):
+        the package's deployment id is worked out once for it, not from every item per child."""
+        self._fixed_id = self.deployment_id()
+        try:
+            yield
+        finally:
+            self._fixed_id = None
 
     def has_deployment(self, folder: str) -> bool:
         return self.view.has_subpackage(folder)

@@ -110,10 +110,16 @@ def run_in_group(
     argv: list[str], data: bytes, timeout: float, cwd: str | None
 ) -> subprocess.CompletedProcess[bytes]:
     """Run ``argv`` in a process group of its own; on timeout the whole group is killed (no
-    child the plugin started keeps running) and ``TimeoutExpired`` is raised."""
+    child the plugin started keeps running) and ``TimeoutExpired`` is raised. A Python script
+    this interpreter would run runs in a fork of this process (:mod:`.python_fork`)."""
     import signal
     import subprocess
 
+    from .python_fork import python_script, run_forked  # its own imports: not start-up costs
+
+    script = python_script(argv, cwd)
+    if script is not None:
+        return run_forked(script, argv, data, timeout, cwd)
     with subprocess.Popen(
         argv,
         stdin=subprocess.PIPE,

@@ -36,6 +36,7 @@ from krmlib import (
     parse_config,
     read_documents,
     read_named_file,
+    read_package,
     read_roots,
 )
 
@@ -147,8 +148,10 @@ def prepare_package(task: Task) -> Outcome:
     start = time.perf_counter()
     outcome = Outcome(relative(task.root, task.folder))
     try:
-        own = Package.read(task.folder, subpackages=False)
-        _describe(outcome, find_deployment(own.items))
+        # A look at the Deployment first: most packages of a rerun are prepared already.
+        _describe(
+            outcome, find_deployment(read_package(task.folder, subpackages=False, annotate=False))
+        )
         if outcome.prepared:
             outcome.ran = False
             return outcome

@@ -206,34 +206,37 @@ def prepare_placement(ctx: PluginContext) -> Outcome:
         if problem:
             raise KrmError(problem, obj=target, field=f"spec.templates[{index}].template")
     records: list[dict[str, str]] = []
-    for name, template_id, site_id, inputs in plan:
-        folder = folders[name, site_id]
-        if any(r["folder"] == folder for r in records):
-            continue  # the same pair twice
-        entry_ = ctx.client.template(template_id)
-        if entry_ is None:
-            return ctx.wait(f"waiting: template {template_id} is not in the catalog")
-        if ctx.client.site(site_id) is None:
-            raise KrmError(
-                f"site {site_id} is not in the catalog: no child deployment for an unknown "
-                "site (register the site, or correct the Site's spec.siteId)",
-                obj=target,
-                field="spec.templates",
+    done: set[str] = set()
+    with ctx.client.creating_children():  # the package's id stays as it is
+        for name, template_id, site_id, inputs in plan:
+            folder = folders[name, site_id]
+            if folder in done:
+                continue  # the same pair twice
+            entry_ = ctx.client.template(template_id)
+            if entry_ is None:
+                return ctx.wait(f"waiting: template {template_id} is not in the catalog")
+            if ctx.client.site(site_id) is None:
+                raise KrmError(
+                    f"site {site_id} is not in the catalog: no child deployment for an unknown "
+                    "site (register the site, or correct the Site's spec.siteId)",
+                    obj=target,
+                    field="spec.templates",
+                )
+            if ctx.client.create_deployment(folder, entry_, site_id=site_id, merge=inputs):
+                ctx.results.info(
+                    f"created child deployment {folder} (template {template_id}, site {site_id})",
+                    target,
+                )
+            records.append(
+                {
+                    "id": f"{ctx.client.deployment_id()}/{folder}",
+                    "folder": folder,
+                    "template": name,
+                    "templateId": template_id,
+                    "siteId": site_id,
+                }
             )
-        if ctx.client.create_deployment(folder, entry_, site_id=site_id, merge=inputs):
-            ctx.results.info(
-                f"created child deployment {folder} (template {template_id}, site {site_id})",
-                target,
-            )
-        records.append(
-            {
-                "id": f"{ctx.client.deployment_id()}/{folder}",
-                "folder": folder,
-                "template": name,
-                "templateId": template_id,
-                "siteId": site_id,
-            }
-        )
+            done.add(folder)
     target.set("status.deployments", records)
     return Outcome.done()
 

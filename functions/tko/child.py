@@ -14,12 +14,15 @@ from krmlib import (
     Results,
     default_file_name,
     is_kptfile,
+    without_annotations,
     without_kpt_internal,
 )
 
 from .annotations import clear_marks
 from .merge import merge_resources
 from .resources import ANN_CATALOG_ID, find_deployment, new_deployment
+
+_CATALOG_ID = frozenset({ANN_CATALOG_ID})
 
 
 def detached_copy(obj: KubeObject) -> KubeObject:
@@ -58,12 +61,13 @@ def new_child(
     clear_marks(deployment)
     deployment.merge("spec", {k: v for k, v in spec.items() if v})
     name = posixpath.basename(folder)
-    for obj in objects:
+    for index, item in enumerate(objects):
+        obj = item
         if is_kptfile(obj) and obj.path in (None, "Kptfile"):
             if name:
                 obj.set("metadata.name", name)
             if ANN_CATALOG_ID in obj.annotations:
-                del obj.annotations[ANN_CATALOG_ID]
+                obj = objects[index] = without_annotations(obj, _CATALOG_ID.__contains__)
         rel = obj.path or default_file_name(obj.kind, obj.name)
         if ANN_PACKAGE_PATH in obj.annotations:
             del obj.annotations[ANN_PACKAGE_PATH]

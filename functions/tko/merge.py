@@ -18,6 +18,7 @@ from krmlib import (
     content_of,
     default_file_name,
     is_kpt_internal,
+    without_annotations,
 )
 
 from .annotations import (
@@ -219,23 +220,20 @@ def _find(target: Items, item: Planned) -> KubeObject | None:
     return found[0] if found else None
 
 
-def _strip(obj: KubeObject, item: Planned, from_package: bool) -> None:
-    """Control and kpt annotations off, the destination name on, the prepare mark moved."""
-    annotations = obj.annotations
-    for key in list(annotations):
-        if key in CONTROL or is_kpt_internal(key):
-            del annotations[key]
-    if item.renamed:
-        obj.set("metadata.name", item.dest)
-    if from_package:
-        for key, value in _moves(item.obj).items():
-            obj.annotations[key] = value
+def _dropped(key: str) -> bool:
+    return key in CONTROL or is_kpt_internal(key)
 
 
 def _fresh(item: Planned, from_package: bool) -> KubeObject:
-    """A copy of the input as a resource of its own (comments kept, nulls dropped)."""
-    obj = item.obj.copy()
-    _strip(obj, item, from_package)
+    """A copy of the input as a resource of its own (comments kept, nulls dropped): control and
+    kpt annotations off (their lines cut from the text), the destination name on, the prepare
+    mark moved."""
+    moves = _moves(item.obj) if from_package else {}
+    obj = without_annotations(item.obj, _dropped, moves)  # the moves of lines it has, in place
+    if item.renamed:
+        obj.set("metadata.name", item.dest)
+    for key, value in moves.items():
+        obj.annotations[key] = value  # the others
     for path in _null_paths(obj.to_dict(), ()):
         obj.delete(path)
     return obj

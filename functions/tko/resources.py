@@ -111,15 +111,15 @@ def catalog_index(catalog: Path, section: str) -> dict[str, Path]:
     found: dict[str, Path] = {}
     if not root.is_dir():
         return found
-    packages: list[Path] = []
+    packages: set[Path] = set()  # the outermost so far: a folder's parents are looked up
     for kptfile in sorted(root.rglob("Kptfile")):
         folder = kptfile.parent
         rel = folder.relative_to(root)
         if any(part.startswith(".") for part in rel.parts):
             continue
-        if any(folder.is_relative_to(p) for p in packages):
+        if folder in packages or not packages.isdisjoint(folder.parents):
             continue
-        packages.append(folder)
+        packages.add(folder)
         try:
             obj = KubeObject.from_yaml(kptfile.read_text(encoding="utf-8"))
             declared = obj.annotations.get(ANN_CATALOG_ID)
