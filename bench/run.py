@@ -415,7 +415,7 @@ _WHERE_IMPORTED = (
 def ensure_bytecode() -> str:
     """Compile krmlib and krmfn where they are imported from, as a wheel install and the images
     have them (an editable install under PYTHONDONTWRITEBYTECODE has no .pyc: every run would
-    compile them from source, ~20 ms). What it did, for the report."""
+    compile them from source, ~45 ms of CPU). What it did, for the report."""
     import compileall
 
     # Where the console scripts import them from (not this process's path: it has the sources).
