@@ -17,11 +17,16 @@ help:
 	@echo "make images / e2e-images   container images and the image-mode end-to-end"
 
 install: $(STAMP)
+	@$(PY) -m compileall -q build/__editable__*
 
 # An editable install that tools resolve without an import hook (setuptools' strict mode): the
 # package krmfn (folder functions/) and krmlib are linked under build/ and put on the path by a
 # .pth file, so mypy, ruff and editors see `krmfn` like Python does, and start-up skips the
 # hook. A new or removed module changes PACKAGE_FILES and re-links on the next make.
+# The linked tree is compiled (its __pycache__ sits under build/, not in the sources): this
+# sandbox sets PYTHONDONTWRITEBYTECODE, so without it every run compiled krmlib and krmfn from
+# source (~45 ms of CPU per run). compileall rewrites only what changed; an edited file newer than
+# its .pyc is recompiled in memory by Python, never run stale.
 PACKAGE_FILES := $(sort $(wildcard krmlib/*.py functions/*.py functions/*/*.py functions/*/*.md))
 FILE_LIST := $(VENV)/.package-files
 $(shell mkdir -p $(VENV) && (echo '$(PACKAGE_FILES)' | cmp -s - $(FILE_LIST) || echo '$(PACKAGE_FILES)' > $(FILE_LIST)))

@@ -11,16 +11,15 @@ Nothing here imports a function until it runs: ``krmfn --help`` stays cheap.
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 
-FUNCTIONS_DIR = Path(__file__).resolve().parent
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -47,7 +46,9 @@ class Function:
 
     @property
     def folder(self) -> Path:
-        return FUNCTIONS_DIR / self.name.replace("-", "_")
+        from pathlib import Path  # for --help and the tests: pathlib is not a start-up cost
+
+        return Path(__file__).resolve().parent / self.name.replace("-", "_")
 
     def docs(self) -> str:
         """The function's documentation (its README.md: what ``--help`` and ``kpt fn doc`` show)."""
@@ -69,7 +70,8 @@ class Function:
 
 def _attribute(package: str, where: str) -> Any:
     module, _, name = where.partition(":")
-    return getattr(importlib.import_module(f"{package}.{module}"), name)
+    # __import__: logged by `-X importtime` under the module's name (importlib.import_module is not)
+    return getattr(__import__(f"{package}.{module}", fromlist=[name]), name)
 
 
 FUNCTIONS: tuple[Function, ...] = (

@@ -6,7 +6,6 @@ Hand-written rather than argparse: it runs at every start-up, and a mistyped fla
 
 from __future__ import annotations
 
-import difflib
 import sys
 from dataclasses import dataclass, field
 
@@ -63,6 +62,8 @@ def parse_args(name: str, argv: list[str]) -> Args | int:
             args.paths.extend(rest)
             break
         elif arg.startswith("-") and arg != "-":
+            import difflib  # only for a mistyped flag
+
             close = difflib.get_close_matches(flag, FLAGS, n=1, cutoff=0.6)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             return _error(name, f"unknown argument {arg}{hint}")

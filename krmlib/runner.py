@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from .errors import KrmError, internal_error
@@ -14,6 +13,8 @@ from .resourcelist import CheckFailed, ResourceList, Span
 from .results import Result
 
 if TYPE_CHECKING:  # the config layer loads only when a function has a config to parse
+    from pathlib import Path
+
     from .config import FunctionConfig
 
 C = TypeVar("C", bound="FunctionConfig")
@@ -196,6 +197,8 @@ def _run_files(
     output: str | None,
 ) -> int:
     """Standalone mode: read YAML files and folders, print a stream (or a ResourceList)."""
+    from pathlib import Path  # standalone file mode only: not a start-up cost
+
     rl = ResourceList(form="stream")
     try:
         for obj in read_files(paths or ["-"]):
@@ -225,6 +228,8 @@ def read_files(paths: Sequence[str]) -> list[KubeObject]:
 
     Each object gets kpt's path and index annotations relative to the folder it was found in.
     """
+    from pathlib import Path
+
     from .object import ANN_INDEX, ANN_LEGACY_INDEX
 
     objects: list[KubeObject] = []

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import hashlib
 
 
 def applyset_id(name: str, namespace: str, kind: str, group: str) -> str:
@@ -12,6 +11,8 @@ def applyset_id(name: str, namespace: str, kind: str, group: str) -> str:
     Empty namespace (cluster-scoped parent) and empty group (core) stay empty strings, so the
     result is always 55 characters and a valid label value.
     """
+    import hashlib  # on first use: not a start-up cost
+
     digest = hashlib.sha256(f"{name}.{namespace}.{kind}.{group}".encode()).digest()
     encoded = base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
     return f"applyset-{encoded}-v1"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any
 
 MAX_NAME = 63
@@ -17,6 +15,9 @@ def spec_hash(api_version: str, kind: str, owner: str, spec: Any) -> str:
     keys, no whitespace, UTF-8; the digest is the first six hex characters of its SHA-256. Equal
     specs always give the same name; any change of the spec gives (almost surely) a new one.
     """
+    import hashlib  # on first use: not start-up costs
+    import json
+
     canonical = json.dumps(
         {"apiVersion": api_version, "kind": kind, "owner": owner, "spec": spec},
         sort_keys=True,

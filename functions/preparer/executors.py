@@ -7,15 +7,10 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
-import shlex
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from krmfn.tko import is_prepared
@@ -33,7 +28,9 @@ from krmlib import (
 
 from .config import PluginSpec
 from .plugins import Outcome, PluginContext, resolve_upward
-from .python_fork import python_script, run_forked
+
+if TYPE_CHECKING:
+    import subprocess
 
 PLUGIN_CONFIG_NAME = "preparer-plugin"
 CONTAINER_TOOL_ENV = "KRMFN_CONTAINER_TOOL"
@@ -56,6 +53,10 @@ def containers_allowed() -> Iterator[None]:
 def exec_command(spec: PluginSpec, root: Path | None) -> list[str]:
     """The plugin's argv: a relative program is found from the package folder upwards; a
     ``.py`` program runs with the preparer's own Python."""
+    # Process modules load when a plugin runs, not at start-up (issue 17.3).
+    import shlex
+    import shutil
+
     try:
         argv = shlex.split(spec.exec or "")
     except ValueError as exc:
@@ -82,6 +83,8 @@ def exec_command(spec: PluginSpec, root: Path | None) -> list[str]:
 def _run(ctx: PluginContext, argv: list[str], stdin: str) -> tuple[str, str]:
     """Run the plugin process; (stdout, stderr). A timeout, a start failure or a non-zero exit
     is an error naming the plugin and the target."""
+    import subprocess
+
     spec = ctx.spec
     name = _name(ctx)
     try:
@@ -109,6 +112,11 @@ def run_in_group(
     """Run ``argv`` in a process group of its own; on timeout the whole group is killed (no
     child the plugin started keeps running) and ``TimeoutExpired`` is raised. A Python script
     this interpreter would run runs in a fork of this process (:mod:`.python_fork`)."""
+    import signal
+    import subprocess
+
+    from .python_fork import python_script, run_forked  # its own imports: not start-up costs
+
     script = python_script(argv, cwd)
     if script is not None:
         return run_forked(script, argv, data, timeout, cwd)
@@ -191,6 +199,8 @@ def run_tko(ctx: PluginContext) -> Outcome:
     own = ctx.own()
     target = ctx.target
     group = target.group
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="krmfn-plugin-") as tmp:
         log_file = Path(tmp) / "plugin.log"
         log_file.touch()
@@ -302,6 +312,8 @@ def _update_metadata(obj: KubeObject, metadata: Any) -> None:
 
 def container_tool() -> str | None:
     """podman or docker (``KRMFN_CONTAINER_TOOL`` chooses), when it is installed."""
+    import shutil
+
     wanted = os.environ.get(CONTAINER_TOOL_ENV)
     for tool in [wanted] if wanted else ["podman", "docker"]:
         if tool and shutil.which(tool):

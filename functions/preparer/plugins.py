@@ -5,8 +5,6 @@ plugins (a KRM function, a TKO command plugin, a kpt image) are in :mod:`.execut
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,6 +110,8 @@ def properties_of(target: KubeObject, spec: PluginSpec) -> dict[str, str]:
         if isinstance(value, bool):
             out[name] = "true" if value else "false"
         elif isinstance(value, dict | list):
+            import json  # a non-string plugin parameter only
+
             out[name] = json.dumps(value, sort_keys=True)
         else:
             out[name] = str(value)
@@ -128,7 +128,10 @@ def load_python(spec: PluginSpec) -> Plugin:
             for part in attr.split("."):
                 obj = getattr(obj, part)
         else:
-            found = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP, name=ref)
+            # an installed plugin only: importlib.metadata is ~10 ms, not a start-up cost
+            from importlib.metadata import entry_points
+
+            found = entry_points(group=ENTRY_POINT_GROUP, name=ref)
             if not found:
                 raise KrmError(
                     f"{spec.label}: no entry point {ref!r} in the group {ENTRY_POINT_GROUP}"

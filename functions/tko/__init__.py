@@ -7,6 +7,10 @@ into a package (:mod:`.merge`) and the making of a child deployment package (:mo
 It imports krmlib only; the functions import it, never each other's internals.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from .annotations import (
     APPROVE,
     APPROVED,
@@ -32,7 +36,6 @@ from .annotations import (
     moved_on,
     prepare_mode,
 )
-from .child import detached_copy, new_child
 from .merge import MergeInput, merge_resources, plan
 from .naming import MAX_LABEL, cap_label, dns_label, short_hash, slug
 from .resources import (
@@ -52,6 +55,9 @@ from .resources import (
     new_deployment,
     object_reference,
 )
+
+if TYPE_CHECKING:
+    from .child import detached_copy, new_child
 
 __all__ = [
     "ANN_CATALOG_ID",
@@ -103,3 +109,13 @@ __all__ = [
     "short_hash",
     "slug",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The child-package makers load on first use (krmlib.package, pathlib): a KRM run of the
+    merger or the preparer does not make a child package in process."""
+    if name in ("detached_copy", "new_child"):
+        from . import child
+
+        return getattr(child, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

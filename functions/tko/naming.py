@@ -9,7 +9,6 @@ share a prefix still differ.
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 MAX_LABEL = 63
@@ -20,6 +19,8 @@ _OTHER = re.compile(r"[^a-z0-9]+")
 
 def short_hash(text: str) -> str:
     """The first 8 hex digits of the SHA-1 of ``text``."""
+    import hashlib  # on first use: not a start-up cost
+
     return hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()[:HASH_LEN]
 
 

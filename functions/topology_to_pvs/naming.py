@@ -9,7 +9,6 @@ long names that share a prefix still differ.
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 MAX_LENGTH = 63
@@ -26,6 +25,8 @@ def dns_label(*parts: str) -> str:
         name = "x"
     if len(name) <= MAX_LENGTH:
         return name
+    import hashlib  # on first use: not a start-up cost
+
     digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:8]
     return f"{name[:KEEP].rstrip('-')}-{digest}"
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -136,4 +135,6 @@ def _text(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, int | float):
         return str(value)
+    import json  # on first use: not a start-up cost
+
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
