@@ -276,7 +276,7 @@ def test_release_forgets_what_reading_parsed_and_keeps_edits() -> None:
     obj = KubeObject.from_yaml("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n")
     assert obj.get("metadata.name") == "cm" and dict(obj.annotations) == {}
     obj.release()
-    assert obj._plain is None and obj._scanned == {}
+    assert obj._plain is None and not obj._scanned
     assert obj.get("metadata.name") == "cm"  # parsed again
     obj.labels["a"] = "b"
     obj.release()
