@@ -90,6 +90,7 @@ class FunctionConfig(Record):
         """The model from ConfigMap ``data`` (strings); an unknown key is an error."""
         keys = cls.configmap_keys()
         spec: dict[str, Any] = {}
+        given: dict[str, str] = {}  # field path -> the key that set it
         for raw_key, value in data.items():
             key = str(raw_key)
             if key in cls.CONFIGMAP_REFUSED:
@@ -102,6 +103,15 @@ class FunctionConfig(Record):
                     obj=obj,
                     field=f"data.{key}",
                 )
+            for other, other_key in given.items():
+                if _covers(other, path) or _covers(path, other):
+                    raise ConfigError(
+                        f"data.{other_key} and data.{key} both set "
+                        f"{min(other, path, key=len)}: give one of them",
+                        obj=obj,
+                        field=f"data.{key}",
+                    )
+            given[path] = key
             parts = path.split(".")
             text = "" if value is None else str(value)
             if _is_list_field(cls, parts):

@@ -129,3 +129,14 @@ def test_defaults_are_validated_and_the_form_is_remembered(function: Function) -
     empty = parse_config(config, _configmap({}))
     assert empty == default and empty.form == "data"
     assert empty.field_path(path) == f"data.{key}"
+
+
+@pytest.mark.parametrize("order", ["whole-first", "nested-first"])
+def test_a_configmap_setting_a_record_and_one_of_its_fields_is_an_error(order: str) -> None:
+    config = _config(next(f for f in FUNCTIONS if f.name == "applyset-labeler"))
+    pairs = [("parent", "x"), ("parent-kind", "ConfigMap")]
+    data = dict(pairs if order == "whole-first" else reversed(pairs))
+    with pytest.raises(ConfigError) as info:
+        parse_config(config, _configmap(data))
+    assert "both set parent: give one of them" in info.value.message
+    assert info.value.field == f"data.{list(data)[1]}"
