@@ -48,7 +48,7 @@ SCALE_FROM, SCALE_TO = 10000, 50000
 MAX_TIME_RATIO = 0.4
 MAX_MEMORY_RATIO = 6.0
 # Start-up over `cat` (issue 17.3): with no config or a ConfigMap, and when a typed config is
-# validated (pydantic is imported only then).
+# validated (issue 17.3 allowed a heavier validator for it).
 MAX_STARTUP_MS = 60.0
 MAX_STARTUP_TYPED_MS = 100.0
 MAX_SCALING = 5.5
@@ -391,7 +391,7 @@ IMPORT_LINE = re.compile(r"^import time:\s*(\d+)\s*\|\s*(\d+)\s*\|( *)(\S+)")
 
 def parse_importtime(stderr: str) -> tuple[float, list[tuple[str, float]]]:
     """From ``-X importtime`` output: total ms, and ms per top-level package (self times summed,
-    so ``pydantic`` is what pydantic's own modules cost, whoever imported them), largest first."""
+    so ``yaml`` is what PyYAML's own modules cost, whoever imported them), largest first."""
     total = 0.0
     per_package: dict[str, float] = {}
     for line in stderr.splitlines():
@@ -662,7 +662,7 @@ def image_lines(report: Report) -> list[str]:
 
 
 def startup_target(fn: Function) -> tuple[float, str]:
-    """(limit in ms, config form): the typed form may import pydantic, the others may not."""
+    """(limit in ms, config form): a typed config may take longer to validate (100 ms)."""
     if fn.config is None:
         return MAX_STARTUP_MS, "no config"
     if re.search(r"^kind: ConfigMap$", fn.config.read_text(), re.MULTILINE):
