@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -97,6 +98,21 @@ def test_hash_is_stable_and_changes_with_the_spec() -> None:
     assert re.fullmatch(r"[0-9a-f]{6}", first)
     assert first != spec_hash("ipam.nephio.org/v1alpha1", "IPAllocation", "n3", {**spec, "x": 1})
     assert first != spec_hash("ipam.nephio.org/v1alpha1", "IPAllocation", "n4", spec)
+
+
+def test_hash_is_sha256_without_openssl() -> None:
+    """The digest is SHA-256's, taken without hashlib (OpenSSL's libcrypto: 3.5 MB resident)."""
+    code = (
+        "import hashlib, json, sys\n"
+        "sys.modules.pop('hashlib'); sys.modules.pop('_hashlib', None)\n"
+        "from krmfn.interface_expander.naming import spec_hash\n"
+        "got = spec_hash('v1', 'K', 'o', {'a': 'é'})\n"
+        "assert '_hashlib' not in sys.modules, 'hashlib was imported'\n"
+        "canonical = json.dumps({'apiVersion': 'v1', 'kind': 'K', 'owner': 'o', 'spec': {'a': 'é'}},"
+        " sort_keys=True, separators=(',', ':'), ensure_ascii=False)\n"
+        "assert got == hashlib.sha256(canonical.encode()).hexdigest()[:6], got\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_long_names_are_shortened_to_63_characters() -> None:
