@@ -189,3 +189,14 @@ def seq_lines(values: list[Any], indent: int) -> str | None:
     except _Unsure:
         return None
     return "".join(out)[:-1] if out else None
+
+
+def seq_entry(value: dict[str, Any], indent: int) -> str | None:
+    """One entry of a compact block sequence at ``indent``, with its last newline (what
+    :func:`seq_lines` writes for it), or None when unsure."""
+    out: list[str] = []
+    try:
+        _seq([value], indent, out)
+    except _Unsure:
+        return None
+    return "".join(out)

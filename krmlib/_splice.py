@@ -51,6 +51,51 @@ def _splice_lines(
     rendered = render_scalar(value) if isinstance(value, str) else None
     if isinstance(value, str) and rendered is None:
         return None
+    read = _read_view(text, item_form, keys)
+    if read is None:
+        return None
+    view, trailing_newline = read
+    walked = _walk_keys(view, keys, 2 if item_form else 0)
+    if walked is None:
+        return None
+    found, line_no, indent, end, rest, depth = walked
+    if found:
+        if rendered is None:
+            if not _append_entries(view, line_no, end, indent, rest, value, current):
+                return None
+            return _join(view, item_form, trailing_newline)
+        if _has_children(view, line_no + 1, end, indent):
+            return None
+        new_value = _replace_value(rest, rendered)
+        if new_value is None:
+            return None
+        view[line_no] = f"{' ' * indent}{keys[-1]}: {new_value}"
+        return _join(view, item_form, trailing_newline)
+    # The key is missing: insert it (and the rest of the path) after the block's last child,
+    # above any comments or blank lines that end the block: they stand above the next key
+    # and stay there (issue 15.9).
+    insert_at = line_no
+    new_lines = []
+    missing_keys = keys[depth:]
+    for offset, missing in enumerate(missing_keys[:-1]):
+        new_lines.append(f"{' ' * (indent + 2 * offset)}{missing}:")
+    last_indent = indent + 2 * (len(missing_keys) - 1)
+    if rendered is not None:
+        new_lines.append(f"{' ' * last_indent}{missing_keys[-1]}: {rendered}")
+    else:
+        block = entry_lines(missing_keys[-1], value, last_indent)
+        if block is None:
+            return None
+        new_lines.append(block)  # its lines as one element: joined with "\n" alike
+    view[insert_at:insert_at] = new_lines
+    if item_form and insert_at == 0:
+        return None
+    return _join(view, item_form, trailing_newline)
+
+
+def _read_view(text: str, item_form: bool, keys: tuple[str, ...]) -> tuple[list[str], bool] | None:
+    """The lines the general path reads (an item's first line as the others: two spaces deep)
+    and whether the text ends with a newline; None when the keys or the text are not simple."""
     if not keys or any(not _SIMPLE.match(k) or needs_quotes(k) for k in keys):
         return None
     lines = text.split("\n")
@@ -64,65 +109,79 @@ def _splice_lines(
         if not first.startswith("- "):
             return None
         view = ["  " + first[2:], *lines[1:]]
-        base = 2
     else:
-        view = list(lines)
-        base = 0
+        view = lines
     if "\t" in text and any("\t" in line[: len(line) - len(line.lstrip())] for line in view):
         return None
+    return view, trailing_newline
+
+
+def _walk_keys(
+    view: list[str], keys: tuple[str, ...], base: int
+) -> tuple[bool, int, int, int, str, int] | None:
+    """Follow ``keys`` down the block maps of ``view``: (True, the last key's line, its indent,
+    the end of the block it is in, the rest of its line, depth) when every key is there;
+    (False, the line to insert the missing keys at, their indent, the block's end, '', the depth
+    of the first missing key) when one is missing; None for anything the splice does not read."""
     start, end, indent = 0, len(view), base  # the mapping block we search: lines [start, end)
     for depth, key in enumerate(keys):
         found = _find_key(view, start, end, indent)
         if found is None:
             return None
         positions, child_end = found
-        last_key = depth == len(keys) - 1
-        if key in positions:
-            line_no = positions[key]
-            match = _KEY_LINE.match(view[line_no])
-            assert match is not None
-            rest = match.group(3) or ""
-            if last_key:
-                if rendered is None:
-                    if not _append_entries(view, line_no, end, indent, rest, value, current):
-                        return None
-                    return _join(view, item_form, trailing_newline)
-                if _has_children(view, line_no + 1, end, indent):
-                    return None
-                new_value = _replace_value(rest, rendered)
-                if new_value is None:
-                    return None
-                view[line_no] = f"{' ' * indent}{key}: {new_value}"
-                return _join(view, item_form, trailing_newline)
-            if rest.strip() and not rest.lstrip().startswith("#"):
-                return None  # a flow map or scalar where we need a block map
-            block_end = _block_end(view, line_no + 1, end, indent)
-            child_indent = _child_indent(view, line_no + 1, block_end)
-            if child_indent is None:
-                return None
-            start, end, indent = line_no + 1, block_end, child_indent
-            continue
-        # The key is missing: insert it (and the rest of the path) after the block's last child,
-        # above any comments or blank lines that end the block: they stand above the next key
-        # and stay there (issue 15.9).
-        insert_at = child_end
-        new_lines = []
-        missing_keys = keys[depth:]
-        for offset, missing in enumerate(missing_keys[:-1]):
-            new_lines.append(f"{' ' * (indent + 2 * offset)}{missing}:")
-        last_indent = indent + 2 * (len(missing_keys) - 1)
-        if rendered is not None:
-            new_lines.append(f"{' ' * last_indent}{missing_keys[-1]}: {rendered}")
-        else:
-            block = entry_lines(missing_keys[-1], value, last_indent)
-            if block is None:
-                return None
-            new_lines.append(block)  # its lines as one element: joined with "\n" alike
-        view[insert_at:insert_at] = new_lines
+        if key not in positions:
+            return False, child_end, indent, end, "", depth
+        line_no = positions[key]
+        match = _KEY_LINE.match(view[line_no])
+        assert match is not None
+        rest = match.group(3) or ""
+        if depth == len(keys) - 1:
+            return True, line_no, indent, end, rest, depth
+        if rest.strip() and not rest.lstrip().startswith("#"):
+            return None  # a flow map or scalar where we need a block map
+        block_end = _block_end(view, line_no + 1, end, indent)
+        child_indent = _child_indent(view, line_no + 1, block_end)
+        if child_indent is None:
+            return None
+        start, end, indent = line_no + 1, block_end, child_indent
+    return None
+
+
+def list_append_point(
+    text: str, item_form: bool, keys: tuple[str, ...], has_entries: bool
+) -> tuple[int, str, int] | None:
+    """Where :func:`splice_set` puts the new entries of the list at ``keys`` that only grew (had
+    entries: ``has_entries``) or is new, without the entries: (offset in ``text``, the key lines
+    written before them, the indent of their ``- ``). Inserting the head and the entries (as
+    :func:`krmlib._emit.seq_entry` writes them at that indent) at the offset gives the text
+    :func:`splice_set` gives for the whole list; None where it would not splice."""
+    if not text.endswith("\n"):
+        return None
+    read = _read_view(text, item_form, keys)
+    if read is None:
+        return None
+    view = read[0]
+    walked = _walk_keys(view, keys, 2 if item_form else 0)
+    if walked is None:
+        return None
+    found, line_no, indent, end, rest, depth = walked
+    if found:
+        if not has_entries or rest.strip():
+            return None
+        insert_at = _compact_seq_end(view, line_no, end, indent)
+        if insert_at is None:
+            return None
+        head = ""
+    else:
+        if has_entries:
+            return None  # the list is there but not where the splice would read it
+        insert_at = line_no
         if item_form and insert_at == 0:
             return None
-        return _join(view, item_form, trailing_newline)
-    return None
+        missing = keys[depth:]
+        head = "".join(f"{' ' * (indent + 2 * i)}{key}:\n" for i, key in enumerate(missing))
+        indent += 2 * (len(missing) - 1)
+    return sum(len(line) + 1 for line in view[:insert_at]), head, indent
 
 
 # kpt's regular layout, as the general path reads it (``_find_key``): a line two deep or less
@@ -226,19 +285,29 @@ def _append_entries(
         or rest.strip()
     ):
         return False
-    block_end = _seq_block_end(view, line_no + 1, end, indent)
-    pad = " " * indent
-    first = next((i for i in range(line_no + 1, block_end) if view[i].strip()), None)
-    if first is None or not view[first].startswith(pad + "- "):
+    block_end = _compact_seq_end(view, line_no, end, indent)
+    if block_end is None:
         return False
-    last_content = max(i for i in range(line_no + 1, block_end) if view[i].strip())
-    if last_content + 1 != block_end or view[last_content].lstrip().startswith("#"):
-        return False  # trailing comments or blank lines: take the round trip
     lines = seq_lines(value[len(current) :], indent)
     if lines is None:
         return False
     view.insert(block_end, lines)  # its lines as one element: joined with "\n" alike
     return True
+
+
+def _compact_seq_end(view: list[str], line_no: int, end: int, indent: int) -> int | None:
+    """The line after the compact block sequence under the key at ``line_no`` (its entries at
+    the key's indent), where new entries go; None when the list is not one (or ends with
+    comments or blank lines: the round trip places those)."""
+    block_end = _seq_block_end(view, line_no + 1, end, indent)
+    pad = " " * indent
+    first = next((i for i in range(line_no + 1, block_end) if view[i].strip()), None)
+    if first is None or not view[first].startswith(pad + "- "):
+        return None
+    last_content = max(i for i in range(line_no + 1, block_end) if view[i].strip())
+    if last_content + 1 != block_end or view[last_content].lstrip().startswith("#"):
+        return None
+    return block_end
 
 
 def _find_key(

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
+from . import _emit, _yaml
 from .object import KubeObject
 
 Status = Literal["True", "False", "Unknown"]
 
 
-@dataclass(frozen=True)
-class Condition:
+class Condition(NamedTuple):
     """One entry of ``status.conditions``; status is the string "True", "False" or "Unknown"."""
 
     type: str
@@ -91,54 +90,92 @@ class Conditions:
     list that only grew is appended to the Kptfile's text in place). Fields other than type,
     status, reason and message are kept; existing conditions keep their place, new ones are
     appended.
+
+    A new condition is held as the text it will be written as (one string, not a dict of four),
+    and a list that only grew gets those texts inserted into the Kptfile's text as they are.
     """
+
+    _PATH = ("status", "conditions")
 
     def __init__(self, kptfile: KubeObject | None) -> None:
         self.kptfile = kptfile
-        raw = kptfile.get("status.conditions", []) if kptfile is not None else []
+        self._load()
+
+    def _load(self) -> None:
+        kptfile = self.kptfile
+        raw = kptfile.get(self._PATH, []) if kptfile is not None else []
+        # The input's entries (dicts, or whatever the list held), then the new ones: each the
+        # text of its list entry (see _indent), or a dict when the small emitter cannot write it.
+        # None: removed.
         self._raw: list[Any] = list(raw) if isinstance(raw, list) else []
         self._index: dict[str, int] = {}
         for index, item in enumerate(self._raw):
             if isinstance(item, dict) and isinstance(item.get("type"), str):
                 self._index.setdefault(item["type"], index)
         self._dirty = False
+        self._stale = False  # the new entries' texts went into the Kptfile: read it again
         self._written = len(self._raw)
+        # The indent new entries are written at in the Kptfile as it is now (where a list that
+        # only grew takes them); flush re-indents them if the Kptfile moved it.
+        point = self._append_point()
+        self._indent = point[2] if point is not None else 0
 
     def types(self) -> list[str]:
+        if self._stale:
+            self._load()
         return [t for t, i in self._index.items() if self._raw[i] is not None]
 
+    def _entry(self, index: int) -> Any:
+        """The entry at ``index`` as values (a new one's text read back)."""
+        item = self._raw[index]
+        if index >= self._written and isinstance(item, str):
+            [item] = _yaml.load_plain(_dedent(item, self._indent))
+        return item
+
     def status(self, type_: str) -> str | None:
+        if self._stale:
+            self._load()
         index = self._index.get(type_)
         if index is None or self._raw[index] is None:
             return None
-        return str(self._raw[index].get("status", "Unknown"))
+        return str(self._entry(index).get("status", "Unknown"))
 
     def get(self, type_: str) -> Condition | None:
         """The condition of this type, or None."""
+        if self._stale:
+            self._load()
         index = self._index.get(type_)
         if index is None or self._raw[index] is None:
             return None
-        return Condition.from_dict(self._raw[index])
+        return Condition.from_dict(self._entry(index))
 
     def set(self, condition: Condition) -> None:
         if self.kptfile is None:
             return
+        if self._stale:
+            self._load()
         wanted = condition.to_dict()
         index = self._index.get(condition.type)
         if index is None or self._raw[index] is None:
             self._index[condition.type] = len(self._raw)
-            self._raw.append(wanted)
+            self._raw.append(self._new_entry(wanted))
             self._dirty = True
             return
-        existing = dict(self._raw[index])
+        current = self._entry(index)
+        existing = dict(current)
         for key in ("status", "reason", "message"):
             if key in wanted:
                 existing[key] = wanted[key]
             else:
                 existing.pop(key, None)
-        if existing != self._raw[index]:
-            self._raw[index] = existing
+        if existing != current:
+            self._raw[index] = existing if index < self._written else self._new_entry(existing)
             self._dirty = True
+
+    def _new_entry(self, values: dict[str, Any]) -> Any:
+        """A new entry as the text it is written as (values when the emitter is unsure)."""
+        text = _emit.seq_entry(values, self._indent)
+        return values if text is None else text
 
     def ensure(self, condition: Condition) -> None:
         """Add the condition only when there is none of that type."""
@@ -146,6 +183,8 @@ class Conditions:
             self.set(condition)
 
     def remove(self, type_: str) -> None:
+        if self._stale:
+            self._load()
         index = self._index.get(type_)
         if index is not None and self._raw[index] is not None:
             self._raw[index] = None
@@ -155,9 +194,67 @@ class Conditions:
         """Write the conditions back into the Kptfile (only when something changed)."""
         if self.kptfile is None or not self._dirty:
             return
-        # Removed entries go first, so the others stay aligned with their nodes (comments, order).
-        for index in reversed(range(len(self._raw))):
-            if self._raw[index] is None and index < self._written:
-                self.kptfile.delete(f"status.conditions[{index}]")
-        self.kptfile.set("status.conditions", [c for c in self._raw if c is not None])
+        if not self._append():
+            self._write_values()
         self._dirty = False
+
+    def _write_values(self) -> None:
+        """The general way: the whole list set as values."""
+        assert self.kptfile is not None
+        # Removed entries go first, so the others stay aligned with their nodes (comments, order).
+        for index in reversed(range(self._written)):
+            if self._raw[index] is None:
+                self.kptfile.delete(f"status.conditions[{index}]")
+        values = [self._entry(i) for i, item in enumerate(self._raw) if item is not None]
+        self.kptfile.set(self._PATH, values)
+
+    def _append(self) -> bool:
+        """A list that only grew, in a Kptfile whose text the general way would splice: the new
+        entries' texts inserted where that splice puts them (the same text, without building
+        the values and the whole list's text); False when that does not apply."""
+        kptfile = self.kptfile
+        assert kptfile is not None
+        new = [item for item in self._raw[self._written :] if item is not None]
+        if any(not isinstance(item, str) for item in new):
+            return False
+        if kptfile._node is not None or kptfile._text is None:
+            return False  # a round-trip tree: no splice
+        if self._written and kptfile.get(self._PATH) != self._raw[: self._written]:
+            return False  # an entry of the input changed or removed (or the Kptfile was edited)
+        if not new:  # the list as it was: nothing to write (a new empty list is written)
+            return self._written > 0
+        point = self._append_point()
+        if point is None:
+            return False
+        at, head, indent = point
+        if indent != self._indent:
+            new = [_reindent(item, self._indent, indent) for item in new]
+        self._raw[self._written :] = []  # the texts go into the Kptfile's (memory)
+        kptfile._splice_insert(self._PATH, at, head + "".join(new))
+        self._stale = True
+        return True
+
+    def _append_point(self) -> tuple[int, str, int] | None:
+        kptfile = self.kptfile
+        if kptfile is None or kptfile._node is not None or kptfile._text is None:
+            return None
+        from ._splice import list_append_point
+
+        return list_append_point(
+            kptfile._src, kptfile._src_form == "item", self._PATH, self._written > 0
+        )
+
+
+def _dedent(text: str, indent: int) -> str:
+    """An entry's text written at ``indent`` as at indent 0."""
+    return _reindent(text, indent, 0)
+
+
+def _reindent(text: str, old: int, new: int) -> str:
+    """An entry's lines (each ending with a newline) moved from indent ``old`` to ``new``."""
+    if old == new:
+        return text
+    lines = text.splitlines(keepends=True)
+    if new > old:
+        return "".join(" " * (new - old) + line for line in lines)
+    return "".join(line[old - new :] for line in lines)

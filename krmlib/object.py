@@ -393,6 +393,21 @@ class KubeObject:
         self._spliced = True
         return True
 
+    def _splice_insert(self, keys: tuple[Key, ...], at: int, inserted: str) -> None:
+        """Insert ``inserted`` at offset ``at`` of the text (a write at ``keys`` that a caller
+        placed, as :meth:`_splice` would): a span of the input keeps its span with the insertion
+        as its patch, so a big insertion is neither copied nor compared."""
+        assert self._node is None and self._text is not None
+        if self._stop >= 0 and self._patch is None:
+            self._patch = (self._start + at, 0, inserted)
+        else:
+            src = self._src
+            self._edit_src(src[:at] + inserted + src[at:])
+        self._plain = None
+        self._forget_header(keys)
+        self._scanned = None
+        self._spliced = True
+
     def _forget_header(self, keys: tuple[Key, ...]) -> None:
         """Drop the cached header after a write at ``keys``, unless the write cannot touch
         apiVersion, kind, metadata.name or metadata.namespace (a label, an annotation)."""
