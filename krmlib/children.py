@@ -31,9 +31,8 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal, Protocol
+from typing import Literal, NamedTuple, Protocol
 
 from .collection import Items
 from .errors import KrmError
@@ -74,8 +73,7 @@ Action = Literal["create", "unchanged", "update", "delete", "pending-delete", "r
 """
 
 
-@dataclass(frozen=True)
-class OwnerKey:
+class OwnerKey(NamedTuple):
     """The identity of an owner: apiVersion, kind and name (and a namespace for an ownership
     that scopes owners by namespace, as :class:`OwnerNameAnnotation`)."""
 
@@ -92,8 +90,7 @@ class OwnerKey:
         return f"{self.api_version}.{self.kind}.{self.name}"
 
 
-@dataclass(frozen=True)
-class ChildChange:
+class ChildChange(NamedTuple):
     action: Action
     child: KubeObject
     owner: OwnerKey
@@ -126,9 +123,10 @@ class Deletion(Protocol):
     def unmark(self, child: KubeObject) -> None: ...
 
 
-@dataclass(frozen=True)
 class OwnerReferences:
     """Ownership by ``metadata.ownerReferences`` (apiVersion, kind, name; no uid in a package)."""
+
+    __slots__ = ()
 
     def owner_key(self, owner: KubeObject) -> OwnerKey:
         return OwnerKey.of(owner)
@@ -144,11 +142,13 @@ class OwnerReferences:
         child.add_owner_reference(owner)
 
 
-@dataclass(frozen=True)
 class OwnerAnnotation:
     """Ownership by one annotation whose value is ``<apiVersion>.<Kind>.<name>``."""
 
-    key: str
+    __slots__ = ("key",)
+
+    def __init__(self, key: str) -> None:
+        self.key = key
 
     def owner_key(self, owner: KubeObject) -> OwnerKey:
         return OwnerKey.of(owner)
@@ -164,7 +164,6 @@ class OwnerAnnotation:
             child.annotations[self.key] = value
 
 
-@dataclass(frozen=True)
 class OwnerReferenceOrAnnotation:
     """An API server accepts an ownerReference only with the owner's ``uid``, which a package
     has only when its objects came from a cluster. So: ``metadata.ownerReferences`` with the
@@ -173,7 +172,10 @@ class OwnerReferenceOrAnnotation:
     ownership; marking an existing child moves it to the form the owner allows now.
     """
 
-    key: str
+    __slots__ = ("key",)
+
+    def __init__(self, key: str) -> None:
+        self.key = key
 
     def owner_key(self, owner: KubeObject) -> OwnerKey:
         return OwnerKey.of(owner)
@@ -208,7 +210,6 @@ class OwnerReferenceOrAnnotation:
         return not (isinstance(uid, str) and uid)
 
 
-@dataclass(frozen=True)
 class OwnerNameAnnotation:
     """Ownership by one annotation holding the owner's name only.
 
@@ -218,9 +219,12 @@ class OwnerNameAnnotation:
     nothing here. An annotation present but empty names an owner that cannot exist.
     """
 
-    key: str
-    kind: str
-    groups: tuple[str, ...]
+    __slots__ = ("groups", "key", "kind")
+
+    def __init__(self, key: str, kind: str, groups: tuple[str, ...]) -> None:
+        self.key = key
+        self.kind = kind
+        self.groups = groups
 
     def owner_key(self, owner: KubeObject) -> OwnerKey:
         if owner.kind == self.kind and owner.group in self.groups:
@@ -271,9 +275,10 @@ def now_rfc3339() -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-@dataclass(frozen=True)
 class DeletionTimestamp:
     """Mark with ``metadata.deletionTimestamp`` (the first mark is kept)."""
+
+    __slots__ = ()
 
     @property
     def removes(self) -> bool:
@@ -290,12 +295,14 @@ class DeletionTimestamp:
         child.delete("metadata.deletionTimestamp")
 
 
-@dataclass(frozen=True)
 class DeleteAnnotation:
     """Mark with an annotation (``value``, ``"true"`` by default)."""
 
-    key: str
-    value: str = "true"
+    __slots__ = ("key", "value")
+
+    def __init__(self, key: str, value: str = "true") -> None:
+        self.key = key
+        self.value = value
 
     @property
     def removes(self) -> bool:
@@ -314,10 +321,11 @@ class DeleteAnnotation:
             del annotations[self.key]
 
 
-@dataclass(frozen=True)
 class RemoveChild:
     """Remove a child no longer wanted from the package (no mark: for generated items that no
     controller has to clean up). :meth:`ChildSync.apply` drops it from the items."""
+
+    __slots__ = ()
 
     @property
     def removes(self) -> bool:
@@ -389,9 +397,11 @@ class ChildSync:
         self._taken: dict[tuple[str, str, str, str], KubeObject] = {}
         self._children: dict[OwnerKey, list[KubeObject]] = {}
         self._owned: list[tuple[KubeObject, list[OwnerKey]]] = []
-        self._position: dict[int, int] = {}
-        for position, obj in enumerate(items):
-            self._position[id(obj)] = position
+        # The items' positions, indexed when first asked for (only an owner with children or
+        # in_desired_order asks: a first expansion of thousands of owners never does).
+        self._initial = list(items)
+        self._position: dict[int, int] | None = None
+        for obj in self._initial:
             if self._kind(obj.api_version, obj.kind) not in kinds:
                 continue
             self._taken.setdefault(self._identity(obj), obj)
@@ -430,8 +440,8 @@ class ChildSync:
         key = self.ownership.owner_key(owner)
         current = [c for c in self._children.get(key, []) if id(c) not in self._removed]
         by_identity = {self._identity(c): c for c in current}
-        owner_at = self._position.get(id(owner), -1)
-        after = [c for c in current if self._position.get(id(c), -1) > owner_at]
+        owner_at = self._at(owner) if current or self.in_desired_order else -1
+        after = [c for c in current if self._at(c) > owner_at]
         anchor = after[-1] if after and not self.in_desired_order else owner
         anchor_at = owner_at
         changes: list[ChildChange] = []
@@ -454,7 +464,7 @@ class ChildSync:
                 continue
             self.ownership.mark(have, owner)  # moves it to the form the owner allows now
             changes.append(ChildChange(self._update(have, want), have, key))
-            have_at = self._position.get(id(have), -1)
+            have_at = self._at(have)
             if self.in_desired_order and have_at > anchor_at:
                 anchor, anchor_at = have, have_at
         for child in current:
@@ -463,6 +473,12 @@ class ChildSync:
                     self.ownership.mark(child, owner)
                 changes.append(self._retire(child, key))
         return changes
+
+    def _at(self, obj: KubeObject) -> int:
+        """Where ``obj`` was in the items when this sync was made (-1: it was not)."""
+        if self._position is None:
+            self._position = {id(item): at for at, item in enumerate(self._initial)}
+        return self._position.get(id(obj), -1)
 
     def _place(self, want: KubeObject, owner: KubeObject) -> KubeObject:
         """A new child marked as owned and given a path (held as its text with ``new_as_text``)."""

@@ -227,10 +227,8 @@ class Conditions:
         if point is None:
             return False
         at, head, indent = point
-        if indent != self._indent:
-            new = [_reindent(item, self._indent, indent) for item in new]
-        self._raw[self._written :] = []  # the texts go into the Kptfile's (memory)
-        kptfile._splice_insert(self._PATH, at, head + "".join(new))
+        del self._raw[self._written :]  # the texts go into the Kptfile's, a piece at a time
+        kptfile._splice_insert(self._PATH, at, _pieces(head, new, self._indent, indent))
         self._stale = True
         return True
 
@@ -243,6 +241,28 @@ class Conditions:
         return list_append_point(
             kptfile._src, kptfile._src_form == "item", self._PATH, self._written > 0
         )
+
+
+PIECE = 64 * 1024  # characters of new entries joined into one piece of the Kptfile's text
+
+
+def _pieces(head: str, entries: list[str], old: int, new: int) -> tuple[str, ...]:
+    """``head`` and the entries (written at indent ``old``, wanted at ``new``) as a few pieces
+    of about :data:`PIECE` characters; ``entries`` is emptied on the way, so the entries and
+    the pieces are never all held at once (thousands of conditions: megabytes)."""
+    pieces: list[str] = []
+    group = [head]
+    size = len(head)
+    entries.reverse()
+    while entries:
+        entry = _reindent(entries.pop(), old, new)
+        group.append(entry)
+        size += len(entry)
+        if size >= PIECE or not entries:
+            pieces.append("".join(group))
+            group = []
+            size = 0
+    return tuple(pieces)
 
 
 def _dedent(text: str, indent: int) -> str:

@@ -57,8 +57,9 @@ class KubeObject:
         self._start = 0
         self._stop = -1
         # A span edited in place (a label spliced in): (offset in the input, characters of the
-        # item replaced, their replacement), so the item does not hold a copy of its text.
-        self._patch: tuple[int, int, str] | None = None
+        # item replaced, their replacement), so the item does not hold a copy of its text. A big
+        # replacement may be a tuple of pieces (written one after the other, never joined).
+        self._patch: tuple[int, int, str | tuple[str, ...]] | None = None
         self._src_form: Form = form
         self._node = node
         self._plain: Any = plain
@@ -88,6 +89,8 @@ class KubeObject:
         if self._patch is None:
             return text[self._start : self._stop]
         at, removed, inserted = self._patch
+        if not isinstance(inserted, str):
+            inserted = "".join(inserted)
         return text[self._start : at] + inserted + text[at + removed : self._stop]
 
     @_src.setter
@@ -131,7 +134,9 @@ class KubeObject:
             return None
         return self._text, self._start, self._stop
 
-    def _patched_span(self) -> tuple[tuple[str, int, int], str, tuple[str, int, int]] | None:
+    def _patched_span(
+        self,
+    ) -> tuple[tuple[str, int, int], str | tuple[str, ...], tuple[str, int, int]] | None:
         """(span before, replacement, span after) of a span of the input edited in place."""
         if self._dirty or self._patch is None or self._text is None or self._src_form != "item":
             return None
@@ -393,16 +398,16 @@ class KubeObject:
         self._spliced = True
         return True
 
-    def _splice_insert(self, keys: tuple[Key, ...], at: int, inserted: str) -> None:
-        """Insert ``inserted`` at offset ``at`` of the text (a write at ``keys`` that a caller
-        placed, as :meth:`_splice` would): a span of the input keeps its span with the insertion
-        as its patch, so a big insertion is neither copied nor compared."""
+    def _splice_insert(self, keys: tuple[Key, ...], at: int, inserted: tuple[str, ...]) -> None:
+        """Insert the pieces ``inserted`` at offset ``at`` of the text (a write at ``keys`` that
+        a caller placed, as :meth:`_splice` would): a span of the input keeps its span with the
+        pieces as its patch, so a big insertion is neither joined, copied nor compared."""
         assert self._node is None and self._text is not None
         if self._stop >= 0 and self._patch is None:
             self._patch = (self._start + at, 0, inserted)
         else:
             src = self._src
-            self._edit_src(src[:at] + inserted + src[at:])
+            self._edit_src(src[:at] + "".join(inserted) + src[at:])
         self._plain = None
         self._forget_header(keys)
         self._scanned = None

@@ -166,7 +166,10 @@ class ResourceList:
                 if patched is not None:
                     assert run is not None
                     yield run
-                    yield patched[1]
+                    if isinstance(patched[1], str):
+                        yield patched[1]
+                    else:
+                        yield from patched[1]  # a big insertion's pieces
                     run = patched[2]
             if run is not None:
                 yield run

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from krmlib import Condition, Conditions, KubeObject
+from krmlib import Condition, Conditions, KubeObject, ResourceList
 from krmlib.object import item_to_doc
 
 
@@ -175,7 +175,9 @@ def test_a_list_that_only_grew_is_inserted_as_a_patch_of_the_span() -> None:
     assert kptfile._patch is not None
     at, removed, inserted = kptfile._patch
     assert (text[:at], removed) == (HEAD + text[len(HEAD) :].split("  info")[0], 0)
-    assert inserted.startswith('    - type: t0\n      status: "False"\n      reason: why\n')
+    assert "".join(inserted).startswith(
+        '    - type: t0\n      status: "False"\n      reason: why\n'
+    )
     assert kptfile.to_item().endswith("      message: created 2\n  info: {}\n")
     assert conditions.types() == ["old", "t0", "t1", "t2"]
     assert conditions.get("t1") == Condition("t1", "False", "why", "created 1")
@@ -190,3 +192,26 @@ def test_unwritable_text_takes_the_values_way() -> None:
     assert kptfile.get("status.conditions") == [
         {"type": "t", "status": "False", "message": "naïve\tmessage"}
     ]
+
+
+def test_thousands_of_new_conditions_are_written_in_pieces() -> None:
+    """The output of a ResourceList whose Kptfile got thousands of conditions: the new entries
+    are a few pieces of about 64 KiB (never joined), and the text is the general way's."""
+    text = (
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+        + HEAD
+        + "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: after\n"
+    )
+    fast, reference = ResourceList.parse(text), ResourceList.parse(text)
+    ours = Conditions(fast.items.kptfile)
+    theirs = ValuesConditions(reference.items.kptfile)  # type: ignore[arg-type]
+    for n in range(2000):
+        condition = Condition(f"type-{n}", "False", "reason", f"message number {n}")
+        ours.set(condition)
+        theirs.set(condition)
+    ours.flush()
+    theirs.flush()
+    pieces = [p for p in fast.pieces() if isinstance(p, str) and "message number" in p]
+    assert 3 <= len(pieces) <= 10
+    assert max(len(p) for p in pieces) < 2 * 64 * 1024
+    assert fast.to_yaml() == reference.to_yaml()

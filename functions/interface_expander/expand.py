@@ -90,6 +90,7 @@ def process(rl: ResourceList, config: Config) -> None:
         rl.results.info(f'created {counts} (each with a "False" condition in the Kptfile)')
     orphans = sync.collect_orphans((INTERFACE_API_VERSION, INTERFACE_KIND))
     sync.apply()
+    del sync  # its indexes (thousands of children's identities) are not needed any more
     for change in orphans:
         why = f"its Interface {change.owner.name} is gone"
         record_child(rl, dialect, conditions, change, why, replaces=[])
@@ -353,12 +354,13 @@ def forget_gone_interfaces(
     dialect: Dialect, conditions: Conditions, present: list[KubeObject]
 ) -> None:
     """Drop the conditions of Interfaces that left the package (a fulfilled NAD one stays)."""
-    keep = {dialect.interface_type(o.name) for o in present} | {
-        dialect.nad_type(o) for o in present
-    }
-    for type_ in conditions.types():
-        if type_ in keep or not dialect.is_interface_condition(type_):
-            continue
+    # The Interface conditions, less those of the Interfaces present (a dict of the types
+    # held already, not a set of thousands of new strings: memory).
+    gone = dict.fromkeys(t for t in conditions.types() if dialect.is_interface_condition(t))
+    for obj in present:
+        gone.pop(dialect.interface_type(obj.name), None)
+        gone.pop(dialect.nad_type(obj), None)
+    for type_ in gone:
         if dialect.is_nad_condition(type_) and conditions.status(type_) == "True":
             continue
         conditions.remove(type_)
