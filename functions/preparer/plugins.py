@@ -23,7 +23,8 @@ ENTRY_POINT_GROUP = "krmfn.preparers"
 class Outcome:
     """What one plugin run says about its target: prepared, or waiting (with the reason).
 
-    A value of the plugin API (immutable, compared and shown like the dataclass it was)."""
+    A value of the plugin API: immutable (nothing assigns to it), equal by value, and shown
+    as ``Outcome(prepared=..., reason=...)``."""
 
     __slots__ = ("prepared", "reason")
 
@@ -65,18 +66,8 @@ class PluginContext:
     """What a plugin gets: the whole package (live), its target, results and the data client.
 
     ``view`` is the package view of this pass (root folder and subpackages, kept up to date by
-    the data client when it creates a child)."""
-
-    __slots__ = (
-        "client",
-        "is_preparable",
-        "items",
-        "properties",
-        "results",
-        "spec",
-        "target",
-        "view",
-    )
+    the data client when it creates a child). Not slotted: a plugin may keep attributes of
+    its own on it."""
 
     def __init__(
         self,
