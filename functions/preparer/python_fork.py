@@ -37,7 +37,7 @@ import time
 import types
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 FORK_ENV = "KRMFN_PLUGIN_FORK"
 _OFF = frozenset({"0", "false", "no", "off"})
@@ -46,8 +46,7 @@ _SHEBANG_LIMIT = 256  # what Linux reads of a #! line
 _CHUNK = 1 << 16
 
 
-@dataclass(frozen=True)
-class Script:
+class Script(NamedTuple):
     """A Python script to run as ``python PATH ARGS...`` would: ``path`` as the interpreter
     gets it (``sys.argv[0]``, relative to the working folder or absolute)."""
 
