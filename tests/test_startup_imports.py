@@ -100,7 +100,7 @@ NOT_IN = {
     # the deployment commands' modules; pathlib only when spec.files names files
     "merger": {"hashlib", "krmfn.tko.child", "pathlib"},
     "preparer": {"hashlib", "subprocess", "tempfile"},  # for a plugin process
-    "applyset-labeler": set(),  # hashes the ApplySet id; reads the package's files (pathlib)
+    "applyset-labeler": {"hashlib"},  # the ApplySet id: CPython's own SHA-256, no OpenSSL
 }
 # Runs that write an item through the round trip: none since the merger's fresh copies are cut
 # from the text (krmlib without_annotations).
