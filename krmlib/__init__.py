@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._background import fork_safe
     from .collection import (
         Items,
         has_annotations,
@@ -93,6 +94,7 @@ if TYPE_CHECKING:
 
 # Public name → the module that defines it.
 _WHERE = {
+    "fork_safe": "_background",
     "Items": "collection",
     "has_annotations": "collection",
     "has_labels": "collection",
@@ -201,6 +203,7 @@ __all__ = [
     "default_file_name",
     "did_you_mean",
     "field_validator",
+    "fork_safe",
     "format_path",
     "get_conditions",
     "get_readiness_gates",

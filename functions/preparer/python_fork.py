@@ -39,6 +39,8 @@ import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
+from krmlib import fork_safe
+
 FORK_ENV = "KRMFN_PLUGIN_FORK"
 _OFF = frozenset({"0", "false", "no", "off"})
 _HARMLESS_OPTIONS = frozenset({"-u", "-B"})  # no effect on what a script sees
@@ -57,12 +59,10 @@ class Script(NamedTuple):
 def fork_enabled() -> bool:
     """Forking is on (``KRMFN_PLUGIN_FORK`` not 0), possible (POSIX), safe (no other thread)
     and faithful (this interpreter started without options that change what a script sees)."""
-    if os.environ.get(FORK_ENV, "1").strip().lower() in _OFF or not hasattr(os, "fork"):
+    if os.environ.get(FORK_ENV, "1").strip().lower() in _OFF or not fork_safe():
         return False
-    return (
-        threading.active_count() == 1
-        and not _interpreter_options()
-        and _startup_settings(os.environ) == _startup_settings(_startup_environment())
+    return not _interpreter_options() and _startup_settings(os.environ) == _startup_settings(
+        _startup_environment()
     )
 
 
