@@ -96,7 +96,7 @@ PYYAML_PURE = {
 }
 NOT_IN = {
     "interface-expander": {"hashlib", "pathlib"},  # pathlib: urllib.parse, ipaddress, fnmatch
-    "topology-to-pvs": {"hashlib", "pathlib"},
+    "topology-to-pvs": {"hashlib", "pathlib"},  # a long name's hash: krmlib.sha1_hex, no OpenSSL
     # the deployment commands' modules; pathlib only when spec.files names files
     "merger": {"hashlib", "krmfn.tko.child", "pathlib"},
     "preparer": {"hashlib", "subprocess", "tempfile"},  # for a plugin process
