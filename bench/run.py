@@ -153,6 +153,7 @@ class Report:
     functions: list[Function] = field(default_factory=list)
     python_pass_ms: float = 0.0
     cat_eval_seconds: float = 0.0
+    startup_reps: int = 0
     bytecode: str = ""  # how the measured packages had their bytecode (start-up)
     images: dict[str, float | None] = field(default_factory=dict)  # function -> MB
 
@@ -438,39 +439,57 @@ def ensure_bytecode() -> str:
 
 
 def bench_startup(args: argparse.Namespace, report: Report, work: Path) -> None:
+    """Each function and ``cat`` under ``kpt fn eval --exec`` on a one-resource package, in
+    alternating rounds (every command once per round, in a rotated order); a function's figure is
+    the median over the rounds of its time minus the time of ``cat`` in the same round, so a load
+    that changes between minutes on a shared machine falls out of the difference."""
     log("start-up: 1-resource package")
     report.bytecode = ensure_bytecode()
+    report.startup_reps = args.startup_reps
     target = generate.generate(1)
     pkg, rl = target / generate.PKG_NAME, target / generate.RL_NAME
     copy = work / "pkg"
     reps = argparse.Namespace(**{**vars(args), "reps": args.startup_reps})
     python = repeat(Row(1, "python -c pass"), [sys.executable, "-c", "pass"], None, reps)
     report.python_pass_ms = python.seconds * 1000
-    cat = repeat(
-        Row(1, "kpt fn eval --exec cat"),
-        eval_command(None, copy),
-        None,
-        reps,
-        prepare=pkg,
-        package=copy,
-    )
-    report.cat_eval_seconds = cat.seconds
-    for fn in report.functions:
+    commands: list[tuple[Function | None, Row]] = [(None, Row(1, "kpt fn eval --exec cat"))]
+    commands += [(fn, Row(1, fn.name + EVAL_SUFFIX)) for fn in report.functions]
+    over: dict[str, list[float]] = {fn.name: [] for fn in report.functions}
+    for round_ in range(args.startup_reps):
+        turn = round_ % len(commands)
+        times: dict[str, float] = {}
+        for fn, row in commands[turn:] + commands[:turn]:
+            if row.note:
+                continue
+            if copy.exists():
+                shutil.rmtree(copy)
+            shutil.copytree(pkg, copy)
+            sample = measure(eval_command(fn, copy), None, timeout=args.timeout)
+            row.samples.append(sample)
+            if sample.returncode != 0:
+                row.note = f"exit {sample.returncode}: {_last_line(sample.stderr)}"
+                continue
+            times[fn.name if fn else "cat"] = sample.seconds
+        if "cat" not in times:
+            continue
+        for name, seconds in times.items():
+            if name != "cat":
+                over[name].append((seconds - times["cat"]) * 1000)
+        log(
+            f"  [start-up round {round_ + 1}] "
+            + ", ".join(f"{n} {v * 1000:.0f} ms" for n, v in times.items())
+        )
+    cat = commands[0][1]
+    report.cat_eval_seconds = cat.seconds if cat.samples else 0.0
+    for fn, row in commands[1:]:
+        assert fn is not None
         startup = Startup(fn.name)
         report.startups.append(startup)
-        row = repeat(
-            Row(1, fn.name + EVAL_SUFFIX),
-            eval_command(fn, copy),
-            None,
-            reps,
-            prepare=pkg,
-            package=copy,
-        )
-        if not row.ok:
-            startup.note = row.note
+        if row.note or not over[fn.name]:
+            startup.note = row.note or cat.note or "not measured"
         else:
             startup.eval_seconds = row.seconds
-            startup.over_cat_ms = (row.seconds - cat.seconds) * 1000
+            startup.over_cat_ms = statistics.median(over[fn.name])
         fn_rl = with_config(rl, fn.config, target / f"rl-{fn.name}.yaml")
         env = {**os.environ, "PYTHONPROFILEIMPORTTIME": "1"}
         sample = measure(fn.command, fn_rl, timeout=args.timeout, env=env)
@@ -672,7 +691,9 @@ def startup_target(fn: Function) -> tuple[float, str]:
 
 def startup_table(report: Report) -> list[str]:
     lines = [
-        f"1-resource package. `kpt fn eval --exec cat`: {report.cat_eval_seconds * 1000:.0f} ms; "
+        f"1-resource package, {report.startup_reps} alternating rounds (each command once per "
+        "round; over cat: the median of each round's difference with cat). "
+        f"`kpt fn eval --exec cat`: {report.cat_eval_seconds * 1000:.0f} ms; "
         f"`python -c pass`: {report.python_pass_ms:.0f} ms. Run with bytecode: {report.bytecode}.",
         "",
         "| function | under kpt, ms | over cat, ms | imports, ms | top packages (import ms) |",
@@ -739,7 +760,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--quick", action="store_true", help="sizes 1000,10000 only")
     parser.add_argument("--reps", type=int, default=3, help="runs per measurement (median)")
-    parser.add_argument("--startup-reps", type=int, default=7, help="runs per start-up figure")
+    parser.add_argument(
+        "--startup-reps", type=int, default=11, help="alternating rounds per start-up figure"
+    )
     parser.add_argument(
         "--functions",
         type=lambda text: [part for part in text.split(",") if part],

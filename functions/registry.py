@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import __version__
@@ -22,14 +21,22 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
-@dataclass(frozen=True)
 class Function:
-    """One function. ``process`` and ``config`` are ``module:attribute`` in its package."""
+    """One function. ``process`` and ``config`` are ``module:attribute`` in its package.
 
-    name: str
-    summary: str
-    process: str
-    config: str = "config:Config"
+    A plain slotted class, not a dataclass: this module is on every function's start-up path
+    (ARCHITECTURE.md, "Records"). Nothing assigns to a Function after it is made.
+    """
+
+    __slots__ = ("config", "name", "process", "summary")
+
+    def __init__(
+        self, name: str, summary: str, process: str, config: str = "config:Config"
+    ) -> None:
+        self.name = name
+        self.summary = summary
+        self.process = process
+        self.config = config
 
     def __str__(self) -> str:
         return self.name

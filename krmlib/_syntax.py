@@ -24,22 +24,21 @@ from __future__ import annotations
 import bisect
 import re
 import sys
-from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-from yaml.cyaml import CParser  # type: ignore[attr-defined]
-from yaml.events import (
+from ._libyaml import (
     AliasEvent,
+    CParser,
     DocumentStartEvent,
     MappingEndEvent,
     MappingStartEvent,
+    MarkedYAMLError,
     ScalarEvent,
     SequenceEndEvent,
     SequenceStartEvent,
     StreamEndEvent,
+    YAMLError,
 )
-
 from .errors import InputError, KrmError
 from .pkgpath import PATH_ANNOTATIONS, check_relative_path
 
@@ -65,16 +64,19 @@ _HEAD_FIELDS = ("apiVersion", "kind", "metadata.name", "metadata.namespace")
 _PATH_KEYS = frozenset(PATH_ANNOTATIONS)
 
 
-@dataclass(slots=True)
 class Head:
     """What the pass saw of one item: header strings, where it starts, what was wrong."""
 
-    line: int  # 1-based line of the item's first node
-    start: int = 0  # its offset in the text
-    values: list[str | None] = field(default_factory=lambda: [None, None, None, None])
-    strings: dict[str, str] | None = None  # shared by the items: one "v1", one "ConfigMap"
-    problem: tuple[str, str, int] | None = None  # (field, what it is, line)
-    merged: bool = False  # an alias, a merge key or a tagged key: read it decoded to be sure
+    __slots__ = ("line", "merged", "problem", "start", "strings", "values")
+
+    def __init__(self, line: int, start: int = 0, strings: dict[str, str] | None = None) -> None:
+        self.line = line  # 1-based line of the item's first node
+        self.start = start  # its offset in the text
+        # apiVersion, kind, name, namespace
+        self.values: list[str | None] = [None, None, None, None]
+        self.strings = strings  # shared by the items: one "v1", one "ConfigMap"
+        self.problem: tuple[str, str, int] | None = None  # (field, what it is, line)
+        self.merged = False  # an alias, a merge key or a tagged key: read it decoded to be sure
 
     def header(self) -> tuple[str, str, str, str] | None:
         """(apiVersion, kind, name, namespace) when the first three are strings."""
@@ -92,16 +94,18 @@ class Head:
         return ""
 
 
-@dataclass
 class Outline:
     """What the pass learned about the input's shape."""
 
-    documents: int = 0
-    items: list[Head] = field(default_factory=list)  # the first document's items[*]
-    docs: list[Head] = field(default_factory=list)  # each document's root, as an item
-    config: str = "absent"  # functionConfig: absent, null, mapping, or what else it is
-    config_line: int = 0
-    sections: list[tuple[int, str]] = field(default_factory=list)  # (line, key) at the top
+    __slots__ = ("config", "config_line", "docs", "documents", "items", "sections")
+
+    def __init__(self) -> None:
+        self.documents = 0
+        self.items: list[Head] = []  # the first document's items[*]
+        self.docs: list[Head] = []  # each document's root, as an item
+        self.config = "absent"  # functionConfig: absent, null, mapping, or what else it is
+        self.config_line = 0
+        self.sections: list[tuple[int, str]] = []  # (line, key) at the top
 
     def check(self, is_resource_list: bool) -> None:
         """The type errors, now that the form is known (a ResourceList/List or a stream)."""
@@ -129,7 +133,7 @@ def check_syntax(text: str) -> Outline:
     outline = Outline()
     try:
         _walk(parser, outline)
-    except yaml.MarkedYAMLError as exc:
+    except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
         line = mark.line + 1 if mark is not None else None
@@ -137,7 +141,7 @@ def check_syntax(text: str) -> Outline:
         raise InputError(
             f"{_where(outline, text, line)}invalid YAML: {problem}", line=line, column=column
         ) from None
-    except yaml.YAMLError as exc:
+    except YAMLError as exc:
         raise InputError(f"invalid YAML: {exc}") from None
     except _Refused as exc:
         raise InputError(

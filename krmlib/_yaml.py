@@ -12,102 +12,30 @@ Nothing outside krmlib sees a ruamel or PyYAML type: values leave through :func:
 
 from __future__ import annotations
 
-import datetime
 import re
+import sys
 from typing import Any
 
-import yaml
-from yaml.cyaml import CParser  # type: ignore[attr-defined]
-from yaml.events import (
+from ._libyaml import (
+    CParser,
     DocumentEndEvent,
     MappingEndEvent,
+    MappingNode,
     MappingStartEvent,
+    MarkedYAMLError,
     ScalarEvent,
     SequenceEndEvent,
+    SequenceNode,
     SequenceStartEvent,
     StreamEndEvent,
+    YAMLError,
 )
-
 from ._scalars import StyledBool, StyledNull
 from .errors import InputError
 
 # Bounds that keep hostile input from exhausting memory or the stack.
 MAX_DEPTH = 500
 MAX_NODES = 1_000_000
-
-_AMBIGUOUS_12 = re.compile(
-    r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|true|True|TRUE|false|False|FALSE|~|null|Null|NULL|)$"
-)
-
-
-# --- fast loader (libyaml, read only) ---------------------------------------------------------
-
-
-class _Resolver12(yaml.resolver.BaseResolver):
-    """YAML 1.2 core schema; no timestamps (kyaml keeps them as strings)."""
-
-
-_Resolver12.add_implicit_resolver(
-    "tag:yaml.org,2002:bool",
-    re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
-    list("tTfF"),
-)
-_Resolver12.add_implicit_resolver(
-    "tag:yaml.org,2002:int",
-    re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
-    list("-+0123456789"),
-)
-_Resolver12.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(
-        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
-    ),
-    list("-+0123456789."),
-)
-_Resolver12.add_implicit_resolver(
-    "tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""]
-)
-
-
-class _Constructor(yaml.constructor.SafeConstructor):
-    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
-        if isinstance(node, yaml.MappingNode):
-            self.flatten_mapping(node)
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if key in seen:
-                mark = key_node.start_mark
-                raise InputError(
-                    f"duplicate key {key!r}", line=mark.line + 1, column=mark.column + 1
-                )
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-    def construct_yaml_int(self, node: Any) -> int:
-        value = str(self.construct_scalar(node))
-        if value.startswith("0o"):
-            return int(value[2:], 8)
-        if value.startswith("0x"):
-            return int(value[2:], 16)
-        return int(value)
-
-
-_Constructor.add_constructor("tag:yaml.org,2002:int", _Constructor.construct_yaml_int)  # type: ignore[type-var]
-_Constructor.add_constructor(  # type: ignore[type-var]
-    "tag:yaml.org,2002:timestamp", yaml.constructor.SafeConstructor.construct_yaml_str
-)
-
-
-class _FastLoader(CParser, _Constructor, _Resolver12):
-    """libyaml's parser (the pinned PyYAML wheel ships it) with our constructor and resolver."""
-
-    def __init__(self, stream: str) -> None:
-        CParser.__init__(self, stream)
-        _Constructor.__init__(self)
-        _Resolver12.__init__(self)
 
 
 _DEEP_FLOW = re.compile(r"(?:[\[{]\s*){64}")
@@ -156,15 +84,17 @@ def _check_alias_expansion(text: str) -> None:
             return memo[key]
         memo[key] = 1  # a recursive alias counts once
         total = 1
-        if isinstance(node, yaml.SequenceNode):
+        if isinstance(node, SequenceNode):
             total += sum(size(child) for child in node.value)
-        elif isinstance(node, yaml.MappingNode):
+        elif isinstance(node, MappingNode):
             total += sum(size(k) + size(v) for k, v in node.value)
         memo[key] = total
         return total
 
+    from ._yaml_full import CoreLoader
+
     try:
-        loader = _FastLoader(text)
+        loader = CoreLoader(text)
         try:
             while loader.check_node():
                 node = loader.get_node()
@@ -174,7 +104,7 @@ def _check_alias_expansion(text: str) -> None:
                     )
         finally:
             loader.dispose()
-    except yaml.YAMLError:
+    except YAMLError:
         return  # the real parse reports syntax errors with their position
     except RecursionError:
         raise InputError("YAML nesting too deep") from None
@@ -222,14 +152,16 @@ def load_plain(text: str) -> Any:
             return _build(text)
         except _Unusual:
             pass  # anchors, tags, complex or duplicate keys, several documents: the full loader
-        loader = _FastLoader(text)
+        from ._yaml_full import CoreLoader
+
+        loader = CoreLoader(text)
         try:
             return loader.get_single_data()
         finally:
             loader.dispose()
-    except yaml.MarkedYAMLError as exc:
+    except MarkedYAMLError as exc:
         raise _marked_error(exc) from None
-    except yaml.YAMLError as exc:
+    except YAMLError as exc:
         raise InputError(f"invalid YAML: {exc}") from None
     except RecursionError:
         raise InputError("YAML nesting too deep") from None
@@ -243,8 +175,8 @@ class _Unusual(Exception):
 
 def _build(text: str) -> Any:
     """Plain values straight from libyaml's events, for documents without anchors, tags or
-    complex keys (what kpt writes). Equal to what :class:`_FastLoader` builds, in one loop and
-    without PyYAML's node graph."""
+    complex keys (what kpt writes). Equal to what :class:`~krmlib._yaml_full.CoreLoader` builds,
+    in one loop and without PyYAML's node graph."""
     parser = CParser(text)
     try:
         get: Any = parser.get_event
@@ -321,8 +253,8 @@ _FLOAT_12 = re.compile(
 
 
 def _resolve(value: str) -> Any:
-    """A plain scalar by the YAML 1.2 core schema, as :class:`_Resolver12` and
-    :class:`_Constructor` read it."""
+    """A plain scalar by the YAML 1.2 core schema, as the full loader's resolver and
+    constructor read it."""
     if value in _NULL_12:
         return None
     first = value[0]
@@ -349,7 +281,7 @@ def _resolve(value: str) -> Any:
     return value
 
 
-def _marked_error(exc: yaml.MarkedYAMLError) -> InputError:
+def _marked_error(exc: Any) -> InputError:
     mark = exc.problem_mark or exc.context_mark
     problem = exc.problem or exc.context or "invalid YAML"
     if mark is None:
@@ -440,6 +372,7 @@ def _copy(value: Any, budget: list[int]) -> Any:
         return int(value)
     if isinstance(value, float):
         return float(value)
-    if isinstance(value, datetime.datetime | datetime.date):
+    dates = sys.modules.get("datetime")  # no date can exist before datetime is imported
+    if dates is not None and isinstance(value, dates.date):  # a datetime is a date too
         return value.isoformat()
     return value

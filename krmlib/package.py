@@ -27,9 +27,7 @@ import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import _yaml
 from ._yaml import MAX_INPUT, check_bounds
@@ -44,6 +42,9 @@ from .object import (
     KubeObject,
 )
 from .pkgpath import check_relative_path, default_file_name
+
+if TYPE_CHECKING:  # pathlib (with urllib.parse, ipaddress) is imported where a path is used
+    from pathlib import Path
 
 ANN_ID = "internal.config.kubernetes.io/id"
 ANN_LEGACY_ID = "config.k8s.io/id"
@@ -226,6 +227,8 @@ def package_files(folder: Path, *, subpackages: bool = True) -> list[str]:
     order (a folder's entries by name, depth first). Hidden entries and symbolic links are left
     out, as kpt leaves them out; ``subpackages=False`` leaves out folders with their own Kptfile.
     """
+    from pathlib import Path
+
     found: list[str] = []
 
     def walk(directory: Path, prefix: str) -> None:
@@ -342,6 +345,8 @@ def read_file_text(path: Path, where: str | None = None) -> str:
 def read_file(path: Path, rel: str | None = None) -> list[KubeObject]:
     """The objects of one regular file, with path (``rel``, default the file's name) and index
     annotations, as kpt gives them."""
+    from pathlib import Path
+
     name = rel or Path(path).name
     objects = read_documents(read_file_text(Path(path), str(path)), str(path))
     for index, obj in enumerate(objects):
@@ -351,6 +356,8 @@ def read_file(path: Path, rel: str | None = None) -> list[KubeObject]:
 
 def read_objects(path: Path) -> list[KubeObject]:
     """The objects of a file, or of every resource file of a folder (as :func:`read_package`)."""
+    from pathlib import Path
+
     return read_package(path) if Path(path).is_dir() else read_file(path)
 
 
@@ -362,6 +369,8 @@ def read_package(
     ``package_path=True`` also names the folder (``internal.config.kubernetes.io/package-path``)
     on each item, as ``kpt fn render`` does. ``annotate=False``: the documents as the files
     hold them, without kpt's annotations (a quick look: cheaper, not for writing back)."""
+    from pathlib import Path
+
     if not annotate:
         folder = Path(folder)
         return [
@@ -446,25 +455,33 @@ _PATH_LINE = re.compile(r"^( +)internal\.config\.kubernetes\.io/path: ", re.M)
 _PLAIN_PATH = re.compile(r"/[A-Za-z0-9._/+@-]*")
 
 
-@dataclass
-class _Original:
+class _Original(NamedTuple):
     """One document as read: its text, and the annotated text the item had after reading."""
 
     text: str
     annotated: str
 
 
-@dataclass
 class Package:
     """A package read from disk: its items, and what each file held (to write back only what
     changed, unchanged documents as their original text)."""
 
-    folder: Path
-    items: list[KubeObject]
-    files: dict[str, list[_Original]] = field(default_factory=dict)
+    __slots__ = ("files", "folder", "items")
+
+    def __init__(
+        self,
+        folder: Path,
+        items: list[KubeObject],
+        files: dict[str, list[_Original]] | None = None,
+    ) -> None:
+        self.folder = folder
+        self.items = items
+        self.files: dict[str, list[_Original]] = {} if files is None else files
 
     @classmethod
     def read(cls, folder: Path, *, subpackages: bool = True, package_path: bool = False) -> Package:
+        from pathlib import Path
+
         folder = Path(folder)
         items: list[KubeObject] = []
         files: dict[str, list[_Original]] = {}
@@ -486,6 +503,8 @@ class Package:
 
     def file_of(self, obj: KubeObject) -> str:
         """The file an item goes to, relative to the package folder (checked)."""
+        from pathlib import Path
+
         path = obj.path or default_file_name(obj.kind, obj.name)
         owner = obj.package_path
         if owner and Path(owner).resolve() != self.folder.resolve():
@@ -511,6 +530,8 @@ def write_package(
     index order, kpt's internal annotations left out). ``originals`` (from :class:`Package`):
     what was read, so unchanged files stay untouched and files left without items are removed;
     without it every file named by an item is written. Returns the files written or removed."""
+    from pathlib import Path
+
     folder = Path(folder)
     view = Package(folder, [], {})
     groups: dict[str, list[tuple[int, int, KubeObject]]] = {}
@@ -574,6 +595,8 @@ def safe_target(root: Path, rel: str) -> Path:
     """``root/rel`` to write or remove, after checking that it stays inside ``root``: ``rel`` is
     a clean relative path, and no existing part of it is a symbolic link leaving ``root`` (the
     file itself must not be a link at all)."""
+    from pathlib import Path
+
     clean = check_relative_path(rel)
     base = Path(root).resolve()
     target = base / clean
@@ -587,6 +610,8 @@ def safe_target(root: Path, rel: str) -> Path:
 def package_tree_root(folder: Path) -> Path:
     """The outermost folder of the package tree ``folder`` belongs to: ``folder`` and each
     parent as long as the parent has a Kptfile too (kpt's nested packages)."""
+    from pathlib import Path
+
     current = Path(folder).resolve()
     while current.parent != current and (current.parent / KPTFILE).is_file():
         current = current.parent
@@ -600,6 +625,8 @@ _COMMAND_ROOTS: ContextVar[tuple[Path, ...]] = ContextVar("krmfn_command_roots",
 def command_read_root(*roots: Path) -> Iterator[None]:
     """Within the block, files under ``roots`` may be read too: the folders the person running a
     command named on its command line (``krmfn prepare-all ROOT``, ``--catalog DIR``)."""
+    from pathlib import Path
+
     token = _COMMAND_ROOTS.set(_COMMAND_ROOTS.get() + tuple(Path(r).resolve() for r in roots))
     try:
         yield
@@ -610,6 +637,8 @@ def command_read_root(*roots: Path) -> Iterator[None]:
 def read_roots(package_folder: Path | str | None) -> list[Path]:
     """Where a function may read the files its config names: the package tree of the package
     folder kpt gives (``package-path``), else the working directory."""
+    from pathlib import Path
+
     if package_folder:
         return [package_tree_root(Path(package_folder))]
     return [Path.cwd().resolve()]
@@ -619,6 +648,8 @@ def allowed_read_roots(roots: Sequence[Path], environ: dict[str, str] | None = N
     """Where named files may be read from: ``roots`` (the package tree, the command's root) and
     every path of ``KRMFN_ALLOW_READ`` (``os.pathsep``-separated, set by the person running the
     command; relative paths from the working directory)."""
+    from pathlib import Path
+
     env = os.environ if environ is None else environ
     extra = [Path(p) for p in env.get(ALLOW_READ_ENV, "").split(os.pathsep) if p.strip()]
     return [p.resolve() for p in [*roots, *_COMMAND_ROOTS.get(), *extra]]
@@ -627,6 +658,8 @@ def allowed_read_roots(roots: Sequence[Path], environ: dict[str, str] | None = N
 def check_readable(path: Path, roots: Sequence[Path], what: str) -> Path:
     """``path`` after symbolic links, if it lies inside one of ``roots`` (see
     :func:`allowed_read_roots`); else an error telling how to allow it."""
+    from pathlib import Path
+
     resolved = Path(path).resolve()
     if any(resolved.is_relative_to(tree) for tree in _REFUSED_TREES):
         raise KrmError(f"{what} {path}: a special file system ({resolved}); refused")

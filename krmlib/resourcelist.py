@@ -12,7 +12,6 @@ import functools
 import itertools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from . import _background, _emit, _syntax, _yaml
@@ -30,20 +29,42 @@ Span = tuple[str, int, int]  # (text, start, stop): a part of the input, sliced 
 SPAN_RUN = 256 * 1024  # the longest run of unedited items written as one slice
 
 
-@dataclass
 class ResourceList:
     """The function's input and output: items, the functionConfig and the results."""
 
-    items: Items = field(default_factory=Items)
-    function_config: KubeObject | None = None
-    results: Results = field(default_factory=Results)
-    form: InputForm = "resourcelist"
-    api_version: str = "config.kubernetes.io/v1"
-    # Top-level sections of the input we do not interpret, kept as text (in input order).
-    _extra: list[tuple[str, str]] = field(default_factory=list)
-    _input_results: str = ""
-    _pending: _background.Pending | None = None  # the input check, running in a child
-    _failure: list[Result] = field(default_factory=list)  # what it found
+    __slots__ = (
+        "_extra",
+        "_failure",
+        "_input_results",
+        "_pending",
+        "api_version",
+        "form",
+        "function_config",
+        "items",
+        "results",
+    )
+
+    def __init__(
+        self,
+        items: Items | None = None,
+        function_config: KubeObject | None = None,
+        results: Results | None = None,
+        form: InputForm = "resourcelist",
+        api_version: str = "config.kubernetes.io/v1",
+    ) -> None:
+        self.items = Items() if items is None else items
+        self.function_config = function_config
+        self.results = Results() if results is None else results
+        self.form: InputForm = form
+        self.api_version = api_version
+        # Top-level sections of the input we do not interpret, kept as text (in input order).
+        self._extra: list[tuple[str, str]] = []
+        self._input_results = ""
+        self._pending: _background.Pending | None = None  # the input check, running in a child
+        self._failure: list[Result] = []  # what it found
+
+    def __repr__(self) -> str:
+        return f"<ResourceList {self.form}: {len(self.items)} items, {len(self.results)} results>"
 
     # --- reading ----------------------------------------------------------------------------
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -21,19 +20,60 @@ class Severity(StrEnum):
 _RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
-@dataclass(frozen=True)
-class Result:
-    """One entry of ``results``. Severity is always written out."""
+_FIELDS = (
+    "message",
+    "severity",
+    "resource_ref",
+    "field_path",
+    "current_value",
+    "proposed_value",
+    "file_path",
+    "file_index",
+    "tags",
+)
 
-    message: str
-    severity: Severity = Severity.ERROR
-    resource_ref: dict[str, str] | None = None
-    field_path: str | None = None
-    current_value: Any = None
-    proposed_value: Any = None
-    file_path: str | None = None
-    file_index: int | None = None
-    tags: dict[str, str] = field(default_factory=dict)
+
+class Result:
+    """One entry of ``results``. Severity is always written out.
+
+    Immutable (nothing assigns to a Result once made); equal when every field is equal."""
+
+    __slots__ = _FIELDS
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as its dict fields are
+
+    def __init__(
+        self,
+        message: str,
+        severity: Severity = Severity.ERROR,
+        resource_ref: dict[str, str] | None = None,
+        field_path: str | None = None,
+        current_value: Any = None,
+        proposed_value: Any = None,
+        file_path: str | None = None,
+        file_index: int | None = None,
+        tags: dict[str, str] | None = None,
+    ) -> None:
+        self.message = message
+        self.severity = severity
+        self.resource_ref = resource_ref
+        self.field_path = field_path
+        self.current_value = current_value
+        self.proposed_value = proposed_value
+        self.file_path = file_path
+        self.file_index = file_index
+        self.tags: dict[str, str] = {} if tags is None else tags
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in _FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Result):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS)
+        return f"Result({fields})"
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"message": self.message, "severity": self.severity.value}

@@ -27,7 +27,6 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -55,14 +54,26 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
 class GoldenCase:
-    function: str
-    path: Path
-    env: dict[str, str] = field(default_factory=dict)
-    exit_code: int = 0
-    kpt: bool = True
-    description: str = ""
+    """One case folder and its ``case.yaml`` (immutable: nothing assigns to it)."""
+
+    __slots__ = ("description", "env", "exit_code", "function", "kpt", "path")
+
+    def __init__(
+        self,
+        function: str,
+        path: Path,
+        env: dict[str, str] | None = None,
+        exit_code: int = 0,
+        kpt: bool = True,
+        description: str = "",
+    ) -> None:
+        self.function = function
+        self.path = path
+        self.env: dict[str, str] = {} if env is None else env
+        self.exit_code = exit_code
+        self.kpt = kpt
+        self.description = description
 
     @property
     def name(self) -> str:

@@ -7,12 +7,17 @@ ConfigMap, with the typed ``krmfn.dev/v1alpha1`` form and with an invalid typed 
 (hashlib, json, difflib, importlib.metadata, ...: each imported where it is used). ruamel.yaml
 (the round-trip engine, about 60 ms) is imported only to edit an item through the round trip,
 which none of these runs does any more (the merger's inline resource is written from text).
+
+Nor ``dataclasses``, which pulls ``inspect``, ``ast``, ``dis`` and ``tokenize`` and exec()s the
+source of every class it makes: records are NamedTuples or slotted classes (ARCHITECTURE.md,
+"Records").
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -41,6 +46,11 @@ items:
     a: b
 """
 
+ROOT = Path(__file__).resolve().parent.parent
+# dataclasses and what it imports (ARCHITECTURE.md, "Records").
+DATACLASSES = {"dataclasses", "inspect", "ast", "dis", "tokenize"}
+RECORDS_PENDING = pytest.mark.xfail(strict=True, reason="until the iemem branch lands")
+
 # function → (ConfigMap data, typed spec), both valid.
 CONFIGS: dict[str, tuple[dict[str, str], dict[str, Any]]] = {
     "interface-expander": ({"dialect": "design"}, {"dialect": "design", "keepLocalConfig": True}),
@@ -65,12 +75,32 @@ FORMS = ("none", "configmap", "typed", "invalid")
 # Imported only where used (a hash, a mistyped name, an installed plugin, a child package, a
 # JSON value): none belongs to a valid run of a one-resource package.
 NOT_AT_START = {"difflib", "json", "importlib.metadata", "email"}
+# PyYAML's pure-Python modules: krmlib loads the libyaml binding without PyYAML's __init__
+# (krmlib/_libyaml.py); a document with anchors or tags would take the full loader, none here.
+PYYAML_PURE = {
+    f"yaml.{m}"
+    for m in [
+        "reader",
+        "scanner",
+        "parser",
+        "composer",
+        "constructor",
+        "resolver",
+        "loader",
+        "emitter",
+        "serializer",
+        "representer",
+        "dumper",
+        "cyaml",
+    ]
+}
 NOT_IN = {
     "interface-expander": {"hashlib", "pathlib"},  # pathlib: urllib.parse, ipaddress, fnmatch
-    "topology-to-pvs": {"hashlib", "pathlib"},
-    "merger": {"hashlib", "krmfn.tko.child"},  # the deployment commands' modules
+    "topology-to-pvs": {"hashlib", "pathlib"},  # a long name's hash: krmlib.sha1_hex, no OpenSSL
+    # the deployment commands' modules; pathlib only when spec.files names files
+    "merger": {"hashlib", "krmfn.tko.child", "pathlib"},
     "preparer": {"hashlib", "subprocess", "tempfile"},  # for a plugin process
-    "applyset-labeler": set(),  # hashes the ApplySet id; reads the package's files (pathlib)
+    "applyset-labeler": {"hashlib"},  # the ApplySet id: CPython's own SHA-256, no OpenSSL
 }
 # Runs that write an item through the round trip: none since the merger's fresh copies are cut
 # from the text (krmlib without_annotations).
@@ -132,6 +162,7 @@ def test_no_function_imports_what_it_does_not_use(function: str, form: str) -> N
         assert "invalid config" not in out, out
     assert not {m for m in modules if m.split(".")[0] in ("pydantic", "pydantic_core")}
     unused = (NOT_IN[function] | (NOT_AT_START if form != "invalid" else set())) & modules
+    unused |= PYYAML_PURE & modules
     assert not unused, sorted(unused)
     round_trip = {m for m in modules if m.startswith("ruamel")}
     assert bool(round_trip) == ((function, form) in ROUND_TRIP), sorted(round_trip)[:3]
@@ -152,3 +183,53 @@ def test_as_model_still_validates_with_pydantic() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
     )
     assert done.stdout == "n\n"
+
+
+STARTUP = """\
+import sys
+from krmfn.registry import BY_NAME
+__import__(sys.argv[1] + ".__main__")
+BY_NAME[sys.argv[2]].load()  # what main() imports before it reads stdin
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+@pytest.mark.parametrize(
+    "function",
+    [
+        pytest.param(f, marks=RECORDS_PENDING)
+        if f in ("interface-expander", "topology-to-pvs")  # krmlib.children, krmlib.kptfile
+        else f
+        for f in sorted(CONFIGS)
+    ],
+)
+def test_no_function_starts_with_dataclasses(function: str) -> None:
+    """A fresh interpreter that imports ``krmfn.<fn>.__main__`` and the function's process and
+    config, and one that runs it on a small package, never import dataclasses."""
+    done = subprocess.run(
+        [sys.executable, "-c", STARTUP, BY_NAME[function].package, function],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    at_start = set(done.stdout.split())
+    assert BY_NAME[function].package + ".__main__" in at_start
+    assert not DATACLASSES & at_start, sorted(DATACLASSES & at_start)
+    after_run = _imported(function, "configmap")[0]
+    assert not DATACLASSES & after_run, sorted(DATACLASSES & after_run)
+
+
+@RECORDS_PENDING
+def test_no_module_makes_a_dataclass() -> None:
+    """Records in krmlib and the functions are NamedTuples or slotted classes, never
+    ``@dataclass`` (ARCHITECTURE.md, "Records")."""
+    found = [
+        str(path.relative_to(ROOT))
+        for folder in ("krmlib", "functions")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if "@dataclass" in path.read_text(encoding="utf-8")
+        or "import dataclasses" in path.read_text(encoding="utf-8")
+        or "from dataclasses " in path.read_text(encoding="utf-8")
+    ]
+    assert not found, found

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 
+from krmlib import sha256_digest
+
 
 def applyset_id(name: str, namespace: str, kind: str, group: str) -> str:
     """``applyset-`` + base64url (no padding) of sha256(``name.namespace.Kind.group``) + ``-v1``.
@@ -11,8 +13,6 @@ def applyset_id(name: str, namespace: str, kind: str, group: str) -> str:
     Empty namespace (cluster-scoped parent) and empty group (core) stay empty strings, so the
     result is always 55 characters and a valid label value.
     """
-    import hashlib  # on first use: not a start-up cost
-
-    digest = hashlib.sha256(f"{name}.{namespace}.{kind}.{group}".encode()).digest()
+    digest = sha256_digest(f"{name}.{namespace}.{kind}.{group}")
     encoded = base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
     return f"applyset-{encoded}-v1"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from krmlib import KubeObject, Results, format_path, is_kptfile
 
@@ -12,8 +12,7 @@ from .scope import Scopes
 CONFIG_GROUP = "krmfn.dev"
 
 
-@dataclass(frozen=True)
-class Member:
+class Member(NamedTuple):
     obj: KubeObject
     namespace: str  # effective namespace ('' for cluster-scoped)
     cluster_scoped: bool

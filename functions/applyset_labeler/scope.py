@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from krmlib import KubeObject
 
@@ -67,7 +66,6 @@ def crd_group_kind(crd: KubeObject) -> str:
     return group_kind(str(crd.get("spec.names.kind", "")), str(crd.get("spec.group", "")))
 
 
-@dataclass
 class Scopes:
     """Answers "is this group-kind cluster-scoped?".
 
@@ -76,9 +74,17 @@ class Scopes:
     then the built-in table. Anything else is namespaced.
     """
 
-    from_crds: dict[str, bool] = field(default_factory=dict)
-    configured: frozenset[str] = frozenset()
-    crds: dict[str, KubeObject] = field(default_factory=dict)
+    __slots__ = ("configured", "crds", "from_crds")
+
+    def __init__(
+        self,
+        from_crds: dict[str, bool] | None = None,
+        configured: frozenset[str] = frozenset(),
+        crds: dict[str, KubeObject] | None = None,
+    ) -> None:
+        self.from_crds: dict[str, bool] = {} if from_crds is None else from_crds
+        self.configured = configured
+        self.crds: dict[str, KubeObject] = {} if crds is None else crds
 
     @classmethod
     def build(cls, objects: Iterable[KubeObject], configured: Iterable[str]) -> Scopes:

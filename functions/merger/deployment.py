@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from krmfn.tko import (
@@ -25,18 +24,39 @@ from krmlib import Items, KrmError, KubeObject, Package, is_kptfile, read_packag
 from .package import copy_package, read_inputs
 
 
-@dataclass
 class CreateOptions:
     """TKO's ``deployment create`` options."""
 
-    merge_files: Sequence[Path] = ()
-    merge_objects: Sequence[KubeObject] = ()  # --stdin, merged after the files
-    site_id: str | None = None
-    parent: Path | None = None
-    metadata: Mapping[str, str] = field(default_factory=dict)
-    prepared: bool = False
-    approved: bool = False
-    catalog: Path | None = None
+    __slots__ = (
+        "approved",
+        "catalog",
+        "merge_files",
+        "merge_objects",
+        "metadata",
+        "parent",
+        "prepared",
+        "site_id",
+    )
+
+    def __init__(
+        self,
+        merge_files: Sequence[Path] = (),
+        merge_objects: Sequence[KubeObject] = (),  # --stdin, merged after the files
+        site_id: str | None = None,
+        parent: Path | None = None,
+        metadata: Mapping[str, str] | None = None,
+        prepared: bool = False,
+        approved: bool = False,
+        catalog: Path | None = None,
+    ) -> None:
+        self.merge_files = merge_files
+        self.merge_objects = merge_objects
+        self.site_id = site_id
+        self.parent = parent
+        self.metadata: Mapping[str, str] = {} if metadata is None else metadata
+        self.prepared = prepared
+        self.approved = approved
+        self.catalog = catalog
 
 
 def create(template: str | Path, out_dir: Path, options: CreateOptions) -> None:

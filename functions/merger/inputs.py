@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from krmlib import (
     ConfigError,
@@ -18,9 +17,11 @@ from krmlib import (
 
 from .config import Config
 
+if TYPE_CHECKING:  # pathlib only when the config names files
+    from pathlib import Path
 
-@dataclass(frozen=True)
-class Inputs:
+
+class Inputs(NamedTuple):
     objects: list[KubeObject]
     inline: int = 0  # the first ``inline`` objects come from spec.resources
     # Package files that hold merge inputs: their items are sources, not merge targets.
@@ -45,6 +46,8 @@ def read_inputs(config: Config, items: Items, function_config: KubeObject | None
     objects = [_inline(data, index, function_config) for index, data in enumerate(config.resources)]
     if not config.files:
         return Inputs(objects, len(objects))
+    from pathlib import Path
+
     base, where, folder = package_folder(items)
     package_files: list[str] = []
     for index, name in enumerate(config.files):
@@ -78,6 +81,8 @@ def read_inputs(config: Config, items: Items, function_config: KubeObject | None
 def package_folder(items: Items) -> tuple[Path, str, Path | None]:
     """The package folder kpt names on every item in exec mode, else the current folder (and
     the package folder alone, None when kpt named none)."""
+    from pathlib import Path
+
     kptfile = items.kptfile
     candidates = [kptfile] if kptfile is not None else []
     candidates.extend(items)

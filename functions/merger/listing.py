@@ -8,7 +8,6 @@ import json
 import re
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import yaml
@@ -30,15 +29,40 @@ text), --parent an exact parent id.
 """
 
 
-@dataclass
 class Row:
-    id: str
-    template: str
-    site: str
-    parent: str
-    prepared: bool
-    approved: bool
-    metadata: dict[str, str]
+    """One deployment package as listed."""
+
+    __slots__ = ("approved", "id", "metadata", "parent", "prepared", "site", "template")
+
+    def __init__(
+        self,
+        id: str,
+        template: str,
+        site: str,
+        parent: str,
+        prepared: bool,
+        approved: bool,
+        metadata: dict[str, str],
+    ) -> None:
+        self.id = id
+        self.template = template
+        self.site = site
+        self.parent = parent
+        self.prepared = prepared
+        self.approved = approved
+        self.metadata = metadata
+
+    def to_dict(self) -> dict[str, object]:
+        """The row for ``-o json`` and ``-o yaml``, keys in column order."""
+        return {
+            "id": self.id,
+            "template": self.template,
+            "site": self.site,
+            "parent": self.parent,
+            "prepared": self.prepared,
+            "approved": self.approved,
+            "metadata": dict(self.metadata),
+        }
 
 
 def id_pattern(pattern: str) -> re.Pattern[str]:
@@ -188,9 +212,9 @@ def main(argv: list[str]) -> int:
     if opts.output == "table":
         write_table(rows)
     elif opts.output == "json":
-        sys.stdout.write(json.dumps([asdict(r) for r in rows], indent=2) + "\n")
+        sys.stdout.write(json.dumps([r.to_dict() for r in rows], indent=2) + "\n")
     else:
-        sys.stdout.write(yaml.safe_dump([asdict(r) for r in rows], sort_keys=False))
+        sys.stdout.write(yaml.safe_dump([r.to_dict() for r in rows], sort_keys=False))
     return 0
 
 

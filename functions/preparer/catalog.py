@@ -6,7 +6,6 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -34,13 +33,20 @@ KINDS = {"templates": "Template", "sites": "Site"}
 SPEC_ID = {"templates": "templateId", "sites": "siteId"}
 
 
-@dataclass
 class CatalogEntry:
     """One template or site: its id, metadata (``Kind.spec.path`` → value) and resources."""
 
-    id: str
-    metadata: dict[str, str]
-    load: Callable[[], list[KubeObject]] = field(repr=False)
+    __slots__ = ("id", "load", "metadata")
+
+    def __init__(
+        self,
+        id: str,
+        metadata: dict[str, str],
+        load: Callable[[], list[KubeObject]],
+    ) -> None:
+        self.id = id
+        self.metadata = metadata
+        self.load = load
 
     def matches(self, select: Mapping[str, Any]) -> bool:
         """Every ``key: pattern`` of ``select`` matches the key's value (``*`` wildcard)."""

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
 from krmfn.tko import is_prepared
 
 from krmlib import (
@@ -195,6 +194,8 @@ def run_tko(ctx: PluginContext) -> Outcome:
     on stdout (``prepared``, ``package``, ``error``). ``prepared: true`` makes ``package`` the
     package; the target is then prepared when the plugin marked it ``nephio.org/prepared`` (as
     TKO's SDK ``set_prepared`` does) or removed it."""
+    import yaml  # TKO's plugin documents only: PyYAML's __init__ stays out of start-up
+
     argv = exec_command(ctx.spec, ctx.root)
     own = ctx.own()
     target = ctx.target

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -146,18 +145,39 @@ def identity(obj: KubeObject) -> Identity:
     return obj.api_version, obj.kind, obj.name, obj.namespace
 
 
-@dataclass
 class Loop:
     """The passes over one package; each resource prepares, waits or fails on its own."""
 
-    rl: ResourceList
-    config: Config
-    registry: Registry
-    catalog: Catalog
-    catalog_folder: Path | None
-    failed: set[Identity] = field(default_factory=set)
-    reasons: dict[Identity, str] = field(default_factory=dict)
-    prepared: int = 0
+    __slots__ = (
+        "catalog",
+        "catalog_folder",
+        "config",
+        "failed",
+        "prepared",
+        "reasons",
+        "registry",
+        "rl",
+    )
+
+    def __init__(
+        self,
+        rl: ResourceList,
+        config: Config,
+        registry: Registry,
+        catalog: Catalog,
+        catalog_folder: Path | None,
+        failed: set[Identity] | None = None,
+        reasons: dict[Identity, str] | None = None,
+        prepared: int = 0,
+    ) -> None:
+        self.rl = rl
+        self.config = config
+        self.registry = registry
+        self.catalog = catalog
+        self.catalog_folder = catalog_folder
+        self.failed: set[Identity] = set() if failed is None else failed
+        self.reasons: dict[Identity, str] = {} if reasons is None else reasons
+        self.prepared = prepared
 
     def run(self) -> list[KubeObject]:
         """The passes; returns the resources left unprepared (waiting or failed)."""

@@ -11,19 +11,20 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from krmlib import Items, KubeObject, is_kptfile
 
 
-@dataclass
 class PackageView:
     """The root package of a ResourceList: its folder (if known) and its subpackages (built
     once per pass; :meth:`add_subpackage` records a child created during the pass)."""
 
-    root: Path | None
-    subpackages: set[str]
+    __slots__ = ("root", "subpackages")
+
+    def __init__(self, root: Path | None, subpackages: set[str]) -> None:
+        self.root = root
+        self.subpackages = subpackages
 
     @classmethod
     def of(cls, items: Iterable[KubeObject]) -> PackageView:

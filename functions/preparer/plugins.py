@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,12 +20,28 @@ if TYPE_CHECKING:
 ENTRY_POINT_GROUP = "krmfn.preparers"
 
 
-@dataclass(frozen=True)
 class Outcome:
-    """What one plugin run says about its target: prepared, or waiting (with the reason)."""
+    """What one plugin run says about its target: prepared, or waiting (with the reason).
 
-    prepared: bool
-    reason: str = ""
+    A value of the plugin API: immutable (nothing assigns to it), equal by value, and shown
+    as ``Outcome(prepared=..., reason=...)``."""
+
+    __slots__ = ("prepared", "reason")
+
+    def __init__(self, prepared: bool, reason: str = "") -> None:
+        self.prepared = prepared
+        self.reason = reason
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Outcome):
+            return NotImplemented
+        return (self.prepared, self.reason) == (other.prepared, other.reason)
+
+    def __hash__(self) -> int:
+        return hash((self.prepared, self.reason))
+
+    def __repr__(self) -> str:
+        return f"Outcome(prepared={self.prepared!r}, reason={self.reason!r})"
 
     @classmethod
     def done(cls) -> Outcome:
@@ -47,21 +62,32 @@ class Outcome:
         return cls(True)
 
 
-@dataclass
 class PluginContext:
     """What a plugin gets: the whole package (live), its target, results and the data client.
 
     ``view`` is the package view of this pass (root folder and subpackages, kept up to date by
-    the data client when it creates a child)."""
+    the data client when it creates a child). Not slotted: a plugin may keep attributes of
+    its own on it."""
 
-    items: Items
-    target: KubeObject
-    spec: PluginSpec
-    properties: dict[str, str]
-    results: Results
-    client: DataClient
-    view: PackageView
-    is_preparable: Callable[[KubeObject], bool]
+    def __init__(
+        self,
+        items: Items,
+        target: KubeObject,
+        spec: PluginSpec,
+        properties: dict[str, str],
+        results: Results,
+        client: DataClient,
+        view: PackageView,
+        is_preparable: Callable[[KubeObject], bool],
+    ) -> None:
+        self.items = items
+        self.target = target
+        self.spec = spec
+        self.properties = properties
+        self.results = results
+        self.client = client
+        self.view = view
+        self.is_preparable = is_preparable
 
     @property
     def root(self) -> Path | None:

@@ -18,9 +18,9 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from krmfn.tko import find_deployment, is_approved, is_prepared
 
@@ -75,24 +75,63 @@ written outside ROOT.
 WAITING = "waiting"
 
 
-@dataclass
 class Outcome:
-    """What preparing one package did."""
+    """What preparing one package did (made in a worker process, pickled back)."""
 
-    id: str
-    template: str = "-"
-    site: str = "-"
-    prepared: bool = False
-    approved: bool = False  # the Deployment's nephio.org/approved (TKO's approval)
-    reason: str = ""
-    changed: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    ran: bool = True  # False: already prepared, only read
+    __slots__ = (
+        "approved",
+        "changed",
+        "errors",
+        "id",
+        "prepared",
+        "ran",
+        "reason",
+        "seconds",
+        "site",
+        "template",
+    )
+
+    def __init__(
+        self,
+        id: str,
+        template: str = "-",
+        site: str = "-",
+        prepared: bool = False,
+        approved: bool = False,  # the Deployment's nephio.org/approved (TKO's approval)
+        reason: str = "",
+        changed: list[str] | None = None,
+        errors: list[str] | None = None,
+        seconds: float = 0.0,
+        ran: bool = True,  # False: already prepared, only read
+    ) -> None:
+        self.id = id
+        self.template = template
+        self.site = site
+        self.prepared = prepared
+        self.approved = approved
+        self.reason = reason
+        self.changed: list[str] = [] if changed is None else changed
+        self.errors: list[str] = [] if errors is None else errors
+        self.seconds = seconds
+        self.ran = ran
+
+    def to_dict(self) -> dict[str, Any]:
+        """The package's entry in ``-o json`` and ``-o yaml``."""
+        return {
+            "id": self.id,
+            "template": self.template,
+            "site": self.site,
+            "prepared": self.prepared,
+            "approved": self.approved,
+            "reason": self.reason,
+            "changed": list(self.changed),
+            "errors": list(self.errors),
+            "seconds": self.seconds,
+            "ran": self.ran,
+        }
 
 
-@dataclass(frozen=True)
-class Task:
+class Task(NamedTuple):
     root: Path
     folder: Path
     catalog: Path | None
@@ -301,17 +340,54 @@ def run_pass(
 # --- the command ---------------------------------------------------------------------------------
 
 
-@dataclass
 class Summary:
-    packages: int = 0
-    prepared: int = 0
-    changed: int = 0
-    failed: int = 0
-    passes: int = 0
-    seconds: float = 0.0
-    jobs: int = 1
-    check: bool = False
-    converged: bool = True
+    __slots__ = (
+        "changed",
+        "check",
+        "converged",
+        "failed",
+        "jobs",
+        "packages",
+        "passes",
+        "prepared",
+        "seconds",
+    )
+
+    def __init__(
+        self,
+        packages: int = 0,
+        prepared: int = 0,
+        changed: int = 0,
+        failed: int = 0,
+        passes: int = 0,
+        seconds: float = 0.0,
+        jobs: int = 1,
+        check: bool = False,
+        converged: bool = True,
+    ) -> None:
+        self.packages = packages
+        self.prepared = prepared
+        self.changed = changed
+        self.failed = failed
+        self.passes = passes
+        self.seconds = seconds
+        self.jobs = jobs
+        self.check = check
+        self.converged = converged
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``summary`` of ``-o json`` and ``-o yaml``."""
+        return {
+            "packages": self.packages,
+            "prepared": self.prepared,
+            "changed": self.changed,
+            "failed": self.failed,
+            "passes": self.passes,
+            "seconds": self.seconds,
+            "jobs": self.jobs,
+            "check": self.check,
+            "converged": self.converged,
+        }
 
 
 def prepare_all(
@@ -377,12 +453,12 @@ def prepare_all(
 
 def render(outcomes: list[Outcome], summary: Summary, form: str, verbose: bool) -> str:
     if form == "json":
-        doc = {"packages": [asdict(o) for o in outcomes], "summary": asdict(summary)}
+        doc = {"packages": [o.to_dict() for o in outcomes], "summary": summary.to_dict()}
         return json.dumps(doc, indent=2) + "\n"
     if form == "yaml":
         import yaml
 
-        doc = {"packages": [asdict(o) for o in outcomes], "summary": asdict(summary)}
+        doc = {"packages": [o.to_dict() for o in outcomes], "summary": summary.to_dict()}
         return str(yaml.safe_dump(doc, sort_keys=False))
     header = ["ID", "TEMPLATE", "SITE", "PREPARED", "APPROVED"]
     if verbose:

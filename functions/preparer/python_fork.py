@@ -37,7 +37,9 @@ import time
 import types
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
+
+from krmlib import fork_safe
 
 FORK_ENV = "KRMFN_PLUGIN_FORK"
 _OFF = frozenset({"0", "false", "no", "off"})
@@ -46,8 +48,7 @@ _SHEBANG_LIMIT = 256  # what Linux reads of a #! line
 _CHUNK = 1 << 16
 
 
-@dataclass(frozen=True)
-class Script:
+class Script(NamedTuple):
     """A Python script to run as ``python PATH ARGS...`` would: ``path`` as the interpreter
     gets it (``sys.argv[0]``, relative to the working folder or absolute)."""
 
@@ -58,12 +59,10 @@ class Script:
 def fork_enabled() -> bool:
     """Forking is on (``KRMFN_PLUGIN_FORK`` not 0), possible (POSIX), safe (no other thread)
     and faithful (this interpreter started without options that change what a script sees)."""
-    if os.environ.get(FORK_ENV, "1").strip().lower() in _OFF or not hasattr(os, "fork"):
+    if os.environ.get(FORK_ENV, "1").strip().lower() in _OFF or not fork_safe():
         return False
-    return (
-        threading.active_count() == 1
-        and not _interpreter_options()
-        and _startup_settings(os.environ) == _startup_settings(_startup_environment())
+    return not _interpreter_options() and _startup_settings(os.environ) == _startup_settings(
+        _startup_environment()
     )
 
 

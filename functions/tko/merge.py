@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from krmlib import (
@@ -62,17 +61,28 @@ def _moves(obj: KubeObject) -> dict[str, str]:
     return moved
 
 
-@dataclass(frozen=True)
 class Planned:
-    """One input with its identity in the destination."""
+    """One input with its identity in the destination (immutable: nothing assigns to it)."""
 
-    position: int  # 1-based, as users count merge inputs
-    obj: KubeObject
-    api_version: str
-    kind: str
-    name: str
-    dest: str
-    mode: str
+    __slots__ = ("api_version", "dest", "kind", "mode", "name", "obj", "position")
+
+    def __init__(
+        self,
+        position: int,  # 1-based, as users count merge inputs
+        obj: KubeObject,
+        api_version: str,
+        kind: str,
+        name: str,
+        dest: str,
+        mode: str,
+    ) -> None:
+        self.position = position
+        self.obj = obj
+        self.api_version = api_version
+        self.kind = kind
+        self.name = name
+        self.dest = dest
+        self.mode = mode
 
     @property
     def renamed(self) -> bool:

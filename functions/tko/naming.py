@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from krmlib import sha1_hex
+
 MAX_LABEL = 63
 HASH_LEN = 8
 _KEEP = MAX_LABEL - HASH_LEN - 1
@@ -19,9 +21,7 @@ _OTHER = re.compile(r"[^a-z0-9]+")
 
 def short_hash(text: str) -> str:
     """The first 8 hex digits of the SHA-1 of ``text``."""
-    import hashlib  # on first use: not a start-up cost
-
-    return hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()[:HASH_LEN]
+    return sha1_hex(text)[:HASH_LEN]
 
 
 def slug(*parts: str) -> str:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from krmlib import KrmError, KubeObject
 
 from .annotations import HERE, METADATA
+
+if TYPE_CHECKING:  # annotations only: a merge does not import pathlib
+    from pathlib import Path
 
 DEPLOYMENT_API = "deployment.nephio.org/v1alpha1"
 DEPLOYMENT_KIND = "Deployment"

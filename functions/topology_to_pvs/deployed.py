@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .config import Config
 from .naming import label_value
@@ -17,8 +16,7 @@ NFDEPLOYED_KIND = "NFDeployed"
 NFDEPLOYED_DIR = "nfdeployed"
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     instance: Instance
     cluster: str | None
 

@@ -9,7 +9,7 @@ PackageRevisions are piped in, written onto the waiter's unpublished PackageRevi
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from krmlib import (
     Condition,
@@ -28,8 +28,7 @@ from .topology import Instance, Topology
 GATES = "spec.readinessGates"  # a PackageRevision's gates (a Kptfile's are info.readinessGates)
 
 
-@dataclass(frozen=True)
-class Gate:
+class Gate(NamedTuple):
     condition_type: str
     waits_for: Instance
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from krmlib import sha1_hex
+
 MAX_LENGTH = 63
 KEEP = 54
 
@@ -25,9 +27,7 @@ def dns_label(*parts: str) -> str:
         name = "x"
     if len(name) <= MAX_LENGTH:
         return name
-    import hashlib  # on first use: not a start-up cost
-
-    digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:8]
+    digest = sha1_hex(name)[:8]
     return f"{name[:KEEP].rstrip('-')}-{digest}"
 
 

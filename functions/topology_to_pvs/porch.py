@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from krmlib import Items, KubeObject
 
@@ -15,8 +15,7 @@ from .topology import Instance, Topology
 PUBLISHED = "Published"
 
 
-@dataclass(frozen=True)
-class Revision:
+class Revision(NamedTuple):
     """One PackageRevision of an instance."""
 
     obj: KubeObject

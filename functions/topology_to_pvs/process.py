@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from krmlib import KubeObject, ResourceList, Results
@@ -44,14 +43,22 @@ OWNERSHIP = OwnerNameAnnotation(ANN_TOPOLOGY, TOPOLOGY_KIND, GROUPS)
 """A generated item names its NFTopology (either group) in one annotation, by name only."""
 
 
-@dataclass
 class _Planned:
     """One readable topology with everything it would write, before anything is written."""
 
-    topology: Topology
-    desired: list[dict[str, Any]]
-    by_waiter: dict[str, list[Gate]]
-    revisions: dict[str, list[Revision]]
+    __slots__ = ("by_waiter", "desired", "revisions", "topology")
+
+    def __init__(
+        self,
+        topology: Topology,
+        desired: list[dict[str, Any]],
+        by_waiter: dict[str, list[Gate]],
+        revisions: dict[str, list[Revision]],
+    ) -> None:
+        self.topology = topology
+        self.desired = desired
+        self.by_waiter = by_waiter
+        self.revisions = revisions
 
 
 def process(rl: ResourceList, config: Config) -> None:

@@ -10,7 +10,6 @@ Shapes accepted (the group may be ``topology.nephio.org`` or ``req.nephio.org``,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from krmlib import Items, KubeObject, Results
@@ -23,40 +22,69 @@ TOPOLOGY_KIND = "NFTopology"
 CLASS_KINDS = {"NFClass": None, "UPFClass": "upf", "SMFClass": "smf", "AMFClass": "amf"}
 
 
-@dataclass(frozen=True)
 class NFClass:
-    obj: KubeObject
-    vendor: str
-    version: str
-    repository: str
-    package: str
-    revision: Any  # as written: str, int, or None when the class gives a workspaceName
-    workspace: str | None
+    """A class an instance names (immutable: nothing assigns to it after it is read)."""
+
+    __slots__ = ("obj", "package", "repository", "revision", "vendor", "version", "workspace")
+
+    def __init__(
+        self,
+        obj: KubeObject,
+        vendor: str,
+        version: str,
+        repository: str,
+        package: str,
+        revision: Any,  # as written: str, int, or None when the class gives a workspaceName
+        workspace: str | None,
+    ) -> None:
+        self.obj = obj
+        self.vendor = vendor
+        self.version = version
+        self.repository = repository
+        self.package = package
+        self.revision = revision
+        self.workspace = workspace
 
     @property
     def name(self) -> str:
         return self.obj.name
 
 
-@dataclass(frozen=True)
 class Instance:
-    index: int
-    name: str
-    nf_type: str
-    nf_class: NFClass
-    selector: dict[str, Any]
-    capacity: dict[str, Any]
-    networks: frozenset[str]
+    """One ``spec.nfInstances`` entry, resolved (immutable: nothing assigns to it after it is
+    read; a slotted class, not a NamedTuple: ``index`` would hide ``tuple.index``)."""
+
+    __slots__ = ("capacity", "index", "name", "networks", "nf_class", "nf_type", "selector")
+
+    def __init__(
+        self,
+        index: int,
+        name: str,
+        nf_type: str,
+        nf_class: NFClass,
+        selector: dict[str, Any],
+        capacity: dict[str, Any],
+        networks: frozenset[str],
+    ) -> None:
+        self.index = index
+        self.name = name
+        self.nf_type = nf_type
+        self.nf_class = nf_class
+        self.selector = selector
+        self.capacity = capacity
+        self.networks = networks
 
     @property
     def path(self) -> str:
         return f"spec.nfInstances[{self.index}]"
 
 
-@dataclass
 class Topology:
-    obj: KubeObject
-    instances: list[Instance] = field(default_factory=list)
+    __slots__ = ("instances", "obj")
+
+    def __init__(self, obj: KubeObject, instances: list[Instance] | None = None) -> None:
+        self.obj = obj
+        self.instances: list[Instance] = [] if instances is None else instances
 
     @property
     def name(self) -> str:

@@ -1,0 +1,128 @@
+"""libyaml's parser, loaded without running PyYAML's package ``__init__`` (start-up, issue 17.3).
+
+krmlib reads every input through libyaml's event parser (``yaml._yaml.CParser``, the binding the
+pinned PyYAML wheel ships). ``import yaml`` costs about 12 ms before a function has read a byte:
+its ``__init__`` imports the pure-Python reader (one regular expression over all of Unicode, about
+3.5 ms to compile), scanner, parser, composer, constructor, resolver, emitter, serializer and
+representer, none of which the event parser uses. When it is imported, the binding itself needs
+only ``yaml.error``, ``yaml.tokens``, ``yaml.events`` and ``yaml.nodes`` (small modules of plain
+classes) and one error class from each of the other modules.
+
+So, when nothing has imported PyYAML yet, :func:`_load` creates the ``yaml`` package from its spec
+without running its ``__init__`` (the usual lazy module of PEP 562): the four small modules are the
+real ones, the error classes of the others are stand-ins with the same bases and messages, lent
+to the binding while it is imported. The first use of any other name of the package (``import
+yaml; yaml.safe_load``, ``from yaml import ...``, ``yaml.reader``: the full loader below, a
+preparer plugin, a test) runs the real ``__init__`` in that same module, which reuses the loaded
+modules and binding, and gives the binding PyYAML's own error classes back. Before that, an error
+the binding raises is a stand-in (a ``yaml.MarkedYAMLError`` or ``yaml.YAMLError`` with the same
+fields and message), so krmlib catches those two, never the per-module classes. When PyYAML is
+already imported, the binding is used as it is.
+
+``tests/test_libyaml.py`` checks both paths give the same values and messages and that PyYAML works
+as usual afterwards; ``tests/test_startup_imports.py`` that a function's start-up does not run it.
+"""
+
+from __future__ import annotations
+
+import sys
+from types import ModuleType
+from typing import Any
+
+# module → the error class the binding takes from it when imported, and that class's base.
+_STAND_INS = (
+    ("scanner", "ScannerError", "MarkedYAMLError"),
+    ("parser", "ParserError", "MarkedYAMLError"),
+    ("composer", "ComposerError", "MarkedYAMLError"),
+    ("constructor", "ConstructorError", "MarkedYAMLError"),
+    ("emitter", "EmitterError", "YAMLError"),
+    ("serializer", "SerializerError", "YAMLError"),
+    ("representer", "RepresenterError", "YAMLError"),
+)
+
+
+def _reader_error(base: type) -> type:
+    """``yaml.reader.ReaderError`` (bad bytes or characters): its fields, and the real class's
+    message (importing ``yaml.reader`` then, on that error only)."""
+
+    def __init__(
+        self: Any, name: Any, position: Any, character: Any, encoding: Any, reason: Any
+    ) -> None:
+        self.name, self.position, self.character = name, position, character
+        self.encoding, self.reason = encoding, reason
+
+    def __str__(self: Any) -> str:
+        from yaml.reader import ReaderError
+
+        return str(ReaderError.__str__(self))
+
+    namespace = {"__init__": __init__, "__str__": __str__, "__module__": "yaml.reader"}
+    return type("ReaderError", (base,), namespace)
+
+
+def _load() -> ModuleType:
+    """``yaml._yaml``: the binding as loaded, or loaded now without PyYAML's ``__init__``."""
+    if "yaml" in sys.modules:
+        import yaml._yaml
+
+        return yaml._yaml
+    from importlib.util import find_spec, module_from_spec
+
+    spec = find_spec("yaml")
+    if spec is None or spec.loader is None or not spec.submodule_search_locations:
+        import yaml._yaml  # not the package we know: let the import say what is wrong
+
+        return yaml._yaml
+    package = module_from_spec(spec)
+    sys.modules["yaml"] = package
+    error = __import__("yaml.error", fromlist=["YAMLError"])
+    for small in ("tokens", "events", "nodes"):
+        __import__(f"yaml.{small}")
+    stand_ins = [("reader", _reader_error(error.YAMLError))]
+    for module, name, base in _STAND_INS:
+        namespace = {"__module__": f"yaml.{module}"}
+        stand_ins.append((module, type(name, (getattr(error, base),), namespace)))
+    for module, cls in stand_ins:
+        holder = ModuleType(f"yaml.{module}")
+        setattr(holder, cls.__name__, cls)
+        setattr(package, module, holder)
+    try:
+        binding: ModuleType = __import__("yaml._yaml", fromlist=["CParser"])
+    except BaseException:
+        del sys.modules["yaml"]
+        raise
+    finally:
+        for module, _ in stand_ins:
+            delattr(package, module)
+
+    def complete(name: str) -> Any:
+        """The first use of a name the package does not have yet: run its ``__init__``."""
+        del package.__dict__["__getattr__"]
+        spec.loader.exec_module(package)  # type: ignore[union-attr]
+        for module, cls in stand_ins:
+            setattr(binding, cls.__name__, getattr(getattr(package, module), cls.__name__))
+        return getattr(package, name)
+
+    package.__dict__["__getattr__"] = complete
+    return binding
+
+
+_binding = _load()
+_events = sys.modules["yaml.events"]
+_nodes = sys.modules["yaml.nodes"]
+_error = sys.modules["yaml.error"]
+
+CParser: Any = _binding.CParser
+YAMLError: type[Exception] = _error.YAMLError
+MarkedYAMLError: Any = _error.MarkedYAMLError
+AliasEvent: Any = _events.AliasEvent
+DocumentEndEvent: Any = _events.DocumentEndEvent
+DocumentStartEvent: Any = _events.DocumentStartEvent
+MappingEndEvent: Any = _events.MappingEndEvent
+MappingStartEvent: Any = _events.MappingStartEvent
+ScalarEvent: Any = _events.ScalarEvent
+SequenceEndEvent: Any = _events.SequenceEndEvent
+SequenceStartEvent: Any = _events.SequenceStartEvent
+StreamEndEvent: Any = _events.StreamEndEvent
+MappingNode: Any = _nodes.MappingNode
+SequenceNode: Any = _nodes.SequenceNode
