@@ -227,7 +227,7 @@ class Conditions:
         if point is None:
             return False
         at, head, indent = point
-        del self._raw[self._written :]  # the texts go into the Kptfile's, a piece at a time
+        del self._raw[self._written :]  # the texts are the Kptfile's now
         kptfile._splice_insert(self._PATH, at, _pieces(head, new, self._indent, indent))
         self._stale = True
         return True
@@ -243,26 +243,13 @@ class Conditions:
         )
 
 
-PIECE = 64 * 1024  # characters of new entries joined into one piece of the Kptfile's text
-
-
 def _pieces(head: str, entries: list[str], old: int, new: int) -> tuple[str, ...]:
-    """``head`` and the entries (written at indent ``old``, wanted at ``new``) as a few pieces
-    of about :data:`PIECE` characters; ``entries`` is emptied on the way, so the entries and
-    the pieces are never all held at once (thousands of conditions: megabytes)."""
-    pieces: list[str] = []
-    group = [head]
-    size = len(head)
-    entries.reverse()
-    while entries:
-        entry = _reindent(entries.pop(), old, new)
-        group.append(entry)
-        size += len(entry)
-        if size >= PIECE or not entries:
-            pieces.append("".join(group))
-            group = []
-            size = 0
-    return tuple(pieces)
+    """``head`` and the entries (written at indent ``old``, wanted at ``new``) as the pieces of
+    the Kptfile's new text: the entries' own strings, neither copied nor joined (thousands of
+    conditions: megabytes, and their memory could not serve a joined copy)."""
+    if old != new:
+        entries = [_reindent(entry, old, new) for entry in entries]
+    return (head, *entries) if head else tuple(entries)
 
 
 def _dedent(text: str, indent: int) -> str:

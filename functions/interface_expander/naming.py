@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from krmlib import sha256_hex
+
 MAX_NAME = 63
 HASH_LENGTH = 6
 
@@ -23,27 +25,7 @@ def spec_hash(api_version: str, kind: str, owner: str, spec: Any) -> str:
         separators=(",", ":"),
         ensure_ascii=False,
     )
-    digest: str = _sha256()(canonical.encode("utf-8")).hexdigest()
-    return digest[:HASH_LENGTH]
-
-
-_SHA256: list[Any] = []  # the constructor, once looked up
-
-
-def _sha256() -> Any:
-    """SHA-256 from CPython's own small module when it has one (``_sha256`` in 3.11, ``_sha2``
-    from 3.12): ``hashlib`` loads OpenSSL's libcrypto, 3.5 MB of resident memory for digests of
-    a few hundred bytes. Same digests either way."""
-    if not _SHA256:
-        try:
-            from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            try:
-                from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore]
-            except ImportError:
-                from hashlib import sha256
-        _SHA256.append(sha256)
-    return _SHA256[0]
+    return sha256_hex(canonical)[:HASH_LENGTH]
 
 
 def child_name(owner: str, tag: str, digest: str) -> str:
