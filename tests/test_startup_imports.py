@@ -49,7 +49,6 @@ items:
 ROOT = Path(__file__).resolve().parent.parent
 # dataclasses and what it imports (ARCHITECTURE.md, "Records").
 DATACLASSES = {"dataclasses", "inspect", "ast", "dis", "tokenize"}
-RECORDS_PENDING = pytest.mark.xfail(strict=True, reason="until the iemem branch lands")
 
 # function → (ConfigMap data, typed spec), both valid.
 CONFIGS: dict[str, tuple[dict[str, str], dict[str, Any]]] = {
@@ -194,15 +193,7 @@ print(" ".join(sorted(sys.modules)))
 """
 
 
-@pytest.mark.parametrize(
-    "function",
-    [
-        pytest.param(f, marks=RECORDS_PENDING)
-        if f in ("interface-expander", "topology-to-pvs")  # krmlib.children, krmlib.kptfile
-        else f
-        for f in sorted(CONFIGS)
-    ],
-)
+@pytest.mark.parametrize("function", sorted(CONFIGS))
 def test_no_function_starts_with_dataclasses(function: str) -> None:
     """A fresh interpreter that imports ``krmfn.<fn>.__main__`` and the function's process and
     config, and one that runs it on a small package, never import dataclasses."""
@@ -220,7 +211,6 @@ def test_no_function_starts_with_dataclasses(function: str) -> None:
     assert not DATACLASSES & after_run, sorted(DATACLASSES & after_run)
 
 
-@RECORDS_PENDING
 def test_no_module_makes_a_dataclass() -> None:
     """Records in krmlib and the functions are NamedTuples or slotted classes, never
     ``@dataclass`` (ARCHITECTURE.md, "Records")."""

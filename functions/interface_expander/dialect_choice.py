@@ -15,7 +15,7 @@ With no evidence at all the default is ``design``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from krmlib import ResourceList
 
@@ -33,8 +33,7 @@ SPECIALIZER_PREFIX = "specializer.nephio.org/"
 DEFAULT = "design"
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(NamedTuple):
     dialect: str
     why: str
     strong: bool

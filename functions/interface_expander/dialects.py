@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Protocol
+from typing import Any, ClassVar, Literal, NamedTuple, Protocol
 
 from krmlib import (
     ANN_LEGACY_PATH,
@@ -41,8 +40,7 @@ from .naming import child_name, design_condition_type, r1_condition_type, spec_h
 PREFIX_LENGTH = {"ipv4": 32, "ipv6": 128}
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
     """What happened to one Interface in this run, for its own condition."""
 
     expanded: bool  # its children were computed (the cluster was usable)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from krmlib import Condition, Conditions, KrmError, KubeObject, ResourceList, is_kind
 from krmlib.children import ChildChange, ChildSync
@@ -98,8 +98,7 @@ def process(rl: ResourceList, config: Config) -> None:
     conditions.flush()
 
 
-@dataclass(frozen=True)
-class Inputs:
+class Inputs(NamedTuple):
     """What every Interface is expanded with."""
 
     cluster: Cluster | None

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from krmlib import KrmError, KubeObject, Results
 
@@ -28,8 +27,7 @@ FAMILY_POLICIES = {
 }
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(NamedTuple):
     """One Interface, read and checked."""
 
     name: str
@@ -54,8 +52,7 @@ class Request:
         return bool(self.cni_type) and not self.default_network
 
 
-@dataclass(frozen=True)
-class Cluster:
+class Cluster(NamedTuple):
     """What the children need from the ClusterContext (or the WorkloadCluster)."""
 
     site: str
