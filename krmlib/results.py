@@ -123,14 +123,17 @@ class Results:
     """The results of one run: ``results.error(msg, obj=, field=)``, ``.warning``, ``.info``."""
 
     def __init__(self) -> None:
-        self._items: list[Result] = []
-        self._seen: set[str] = set()
+        self._items: list[Result] = []  # only appended to: positions stay
+        # hash of a result's written form → positions of the results with that hash (not the
+        # forms themselves: thousands of results would hold each one's text twice)
+        self._seen: dict[int, list[int]] = {}
 
     def add(self, result: Result) -> Result:
         """Add a result; the same result twice is kept once."""
         key = repr(result.to_dict())
-        if key not in self._seen:
-            self._seen.add(key)
+        same = self._seen.setdefault(hash(key), [])
+        if not any(repr(self._items[i].to_dict()) == key for i in same):
+            same.append(len(self._items))
             self._items.append(result)
         return result
 

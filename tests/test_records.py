@@ -119,3 +119,20 @@ def test_default_lists_and_dicts_are_not_shared() -> None:
     one.changed.append("f")
     assert two.changed == [] and two.errors == []
     assert Result("a").tags is not Result("b").tags
+
+
+def test_results_keep_the_same_result_once_and_every_different_one() -> None:
+    from krmlib import Results
+
+    results = Results()
+    ref = {"apiVersion": "v1", "kind": "ConfigMap", "name": "c"}
+    for _ in range(3):
+        results.add(Result("same", Severity.WARNING, resource_ref=dict(ref)))
+    results.add(Result("same", Severity.ERROR, resource_ref=dict(ref)))  # another severity
+    results.add(Result("same", Severity.WARNING, resource_ref={**ref, "name": "d"}))
+    for n in range(500):
+        results.add(Result(f"message {n}", Severity.INFO))
+        results.add(Result(f"message {n}", Severity.INFO))
+    assert len(results) == 3 + 500
+    assert [r.message for r in results][:3] == ["same", "same", "same"]
+    assert [r.severity for r in results][:2] == [Severity.WARNING, Severity.ERROR]
