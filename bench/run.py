@@ -784,7 +784,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="time ratios against the median kpt fn source run instead of one run just before",
     )
     parser.add_argument("--no-startup", dest="startup", action="store_false")
-    parser.add_argument("--slow", type=float, default=60.0, help="run once when slower (s)")
+    parser.add_argument("--slow", type=float, default=30.0, help="run once when slower (s)")
     parser.add_argument("--timeout", type=float, default=900.0, help="per run (s)")
     parser.add_argument(
         "--output", type=Path, default=BENCH_DIR / "RESULTS.md", help="report file ('-': none)"
