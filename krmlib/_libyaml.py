@@ -75,25 +75,27 @@ def _load() -> ModuleType:
         return yaml._yaml
     package = module_from_spec(spec)
     sys.modules["yaml"] = package
-    error = __import__("yaml.error", fromlist=["YAMLError"])
-    for small in ("tokens", "events", "nodes"):
-        __import__(f"yaml.{small}")
-    stand_ins = [("reader", _reader_error(error.YAMLError))]
-    for module, name, base in _STAND_INS:
-        namespace = {"__module__": f"yaml.{module}"}
-        stand_ins.append((module, type(name, (getattr(error, base),), namespace)))
-    for module, cls in stand_ins:
-        holder = ModuleType(f"yaml.{module}")
-        setattr(holder, cls.__name__, cls)
-        setattr(package, module, holder)
+    stand_ins: list[tuple[str, type]] = []
     try:
+        error = __import__("yaml.error", fromlist=["YAMLError"])
+        for small in ("tokens", "events", "nodes"):
+            __import__(f"yaml.{small}")
+        stand_ins.append(("reader", _reader_error(error.YAMLError)))
+        for module, name, base in _STAND_INS:
+            namespace = {"__module__": f"yaml.{module}"}
+            stand_ins.append((module, type(name, (getattr(error, base),), namespace)))
+        for module, cls in stand_ins:
+            holder = ModuleType(f"yaml.{module}")
+            setattr(holder, cls.__name__, cls)
+            setattr(package, module, holder)
         binding: ModuleType = __import__("yaml._yaml", fromlist=["CParser"])
-    except BaseException:
+    except BaseException:  # no libyaml binding, say: as `import yaml._yaml` would fail
         del sys.modules["yaml"]
         raise
     finally:
-        for module, _ in stand_ins:
-            delattr(package, module)
+        for module, _ in stand_ins:  # lent to the binding only while it was imported
+            if module in package.__dict__:
+                delattr(package, module)
 
     def complete(name: str) -> Any:
         """The first use of a name the package does not have yet: run its ``__init__``."""

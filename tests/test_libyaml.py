@@ -156,3 +156,27 @@ print(_yaml.to_plain(value))
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert run.stdout == "{'a': '2024-01-02', 'b': ['2024-01-02T03:04:05']}\n"
+
+
+def test_without_the_libyaml_binding_the_import_fails_and_leaves_no_placeholder() -> None:
+    """A PyYAML built without libyaml: krmlib cannot read (as before, an ImportError), and the
+    placeholder package is not left behind for a later ``import yaml``."""
+    code = """
+import sys
+
+class NoBinding:
+    def find_spec(self, name, path=None, target=None):
+        if name == "yaml._yaml":
+            raise ImportError("no libyaml binding")
+        return None
+
+sys.meta_path.insert(0, NoBinding())
+try:
+    import krmlib._libyaml
+except ImportError as exc:
+    print("ImportError:", exc)
+print("yaml" in sys.modules)
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "ImportError: no libyaml binding\nFalse\n"
