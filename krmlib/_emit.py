@@ -131,16 +131,21 @@ def _map(
     data: dict[str, Any], indent: int, out: list[str], first_prefix: str | None = None
 ) -> None:
     pad = " " * indent
-    for position, (key, value) in enumerate(data.items()):
-        lead = first_prefix if position == 0 and first_prefix is not None else pad
-        name = _key(key)
-        if isinstance(value, dict):
+    lead = pad if first_prefix is None else first_prefix
+    keys, strings = _KEYS, _STRINGS
+    for key, value in data.items():
+        name = key if type(key) is str and key in keys else _key(key)
+        kind = type(value)
+        if kind is str and value in strings:  # the common case: a string written before
+            text = strings[value]
+            out.append(f"{lead}{name}: {text}\n" if text else f"{lead}{name}:\n")
+        elif kind is dict or (kind is not list and isinstance(value, dict)):
             if not value:
                 out.append(f"{lead}{name}: {{}}\n")
             else:
                 out.append(f"{lead}{name}:\n")
                 _map(value, indent + 2, out)
-        elif isinstance(value, list):
+        elif kind is list or isinstance(value, list):
             if not value:
                 out.append(f"{lead}{name}: []\n")
             else:
@@ -148,7 +153,8 @@ def _map(
                 _seq(value, indent, out)
         else:
             text = _scalar(value)
-            out.append(f"{lead}{name}:{' ' + text if text else ''}\n")
+            out.append(f"{lead}{name}: {text}\n" if text else f"{lead}{name}:\n")
+        lead = pad
 
 
 def _seq(data: list[Any], indent: int, out: list[str]) -> None:
