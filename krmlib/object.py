@@ -514,14 +514,20 @@ class KubeObject:
         """Live map of ``metadata.annotations`` (writes go to the object)."""
         return _FieldMap(self, ("metadata", "annotations"))
 
+    def may_mention(self, word: str) -> bool:
+        """False only when no key or value of the item can contain ``word``: it appears nowhere
+        in the item's text and no escape could spell it (a cheap test before reading a map of
+        every item). True when unsure (an edited or new object)."""
+        text = self._text
+        if text is None or self._node is not None or self._patch is not None:
+            return True
+        start, stop = (self._start, self._stop) if self._stop >= 0 else (0, len(text))
+        return text.find(word, start, stop) >= 0 or text.find("\\", start, stop) >= 0
+
     @property
     def is_local_config(self) -> bool:
-        text = self._text
-        if text is not None and self._node is None and self._patch is None:
-            # The key nowhere in the item's text (and no escape that could spell it): not local.
-            start, stop = (self._start, self._stop) if self._stop >= 0 else (0, len(text))
-            if text.find(ANN_LOCAL_CONFIG, start, stop) < 0 and text.find("\\", start, stop) < 0:
-                return False
+        if not self.may_mention(ANN_LOCAL_CONFIG):
+            return False
         return str(self.annotations.get(ANN_LOCAL_CONFIG, "")).lower() == "true"
 
     @property

@@ -335,3 +335,23 @@ def test_an_item_edited_in_place_keeps_its_span_and_reads_its_edit() -> None:
         item.format(n=1) + '    annotations:\n      config.kubernetes.io/local-config: "true"\n'
     )
     assert rl.to_yaml() == text + edited + item.format(n=2)
+
+
+def test_may_mention_is_false_only_when_no_key_or_value_can_hold_the_word() -> None:
+    from krmlib import ResourceList
+
+    rl = ResourceList.parse(
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: plain\n"
+        "    annotations:\n      specializer.nephio.org/owner: x\n"
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: other\n"
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: escaped\n"
+        '    annotations:\n      "specializer\\x2enephio.org/owner": x\n'
+    )
+    plain, other, escaped = rl.items
+    assert plain.may_mention("specializer.nephio.org/")
+    assert not other.may_mention("specializer.nephio.org/")
+    assert escaped.may_mention("specializer.nephio.org/")  # an escape could spell it: unsure
+    assert "specializer.nephio.org/owner" in escaped.annotations
+    other.annotations["specializer.nephio.org/x"] = "y"  # edited: unsure from now on
+    assert other.may_mention("specializer.nephio.org/")

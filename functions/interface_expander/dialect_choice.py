@@ -66,6 +66,7 @@ def detect(rl: ResourceList) -> Evidence | None:
     specialized = any(
         key.startswith(SPECIALIZER_PREFIX)
         for obj in [*contexts, *interfaces]
+        if obj.may_mention(SPECIALIZER_PREFIX)
         for key in obj.annotations
     )
     if contexts and specialized:
