@@ -117,8 +117,7 @@ def _plain_allowed(value: str) -> bool:
 
 
 def _key(key: Any) -> str:
-    if type(key) is str and key in _KEYS:
-        return key
+    """A key not written before (``_map`` looks in ``_KEYS`` first): checked, remembered."""
     if not isinstance(key, str) or not _KEY.match(key) or needs_quotes(key):
         raise _Unsure
     if len(_KEYS) >= _MEMO_LIMIT:
@@ -139,7 +138,7 @@ def _map(
         if kind is str and value in strings:  # the common case: a string written before
             text = strings[value]
             out.append(f"{lead}{name}: {text}\n" if text else f"{lead}{name}:\n")
-        elif kind is dict or (kind is not list and isinstance(value, dict)):
+        elif kind is dict or isinstance(value, dict):
             if not value:
                 out.append(f"{lead}{name}: {{}}\n")
             else:

@@ -392,10 +392,7 @@ class KubeObject:
         if new == src:
             return False
         self._edit_src(new)
-        self._plain = None
-        self._forget_header(keys)
-        self._scanned = None
-        self._spliced = True
+        self._spliced_at(keys)
         return True
 
     def _splice_insert(self, keys: tuple[Key, ...], at: int, inserted: tuple[str, ...]) -> None:
@@ -408,6 +405,10 @@ class KubeObject:
         else:
             src = self._src
             self._edit_src(src[:at] + "".join(inserted) + src[at:])
+        self._spliced_at(keys)
+
+    def _spliced_at(self, keys: tuple[Key, ...]) -> None:
+        """After an edit of the text at ``keys``: what was read from the old text goes."""
         self._plain = None
         self._forget_header(keys)
         self._scanned = None
