@@ -43,8 +43,17 @@ from .object import (
 )
 from .pkgpath import check_relative_path, default_file_name
 
-if TYPE_CHECKING:  # pathlib (with urllib.parse, ipaddress) is imported where a path is used
+if TYPE_CHECKING:
     from pathlib import Path
+
+
+def _path(value: str | os.PathLike[str]) -> Path:
+    """``Path(value)``: pathlib (with urllib.parse and ipaddress, about 2 ms) is imported on the
+    first path a run uses, not at every function's start-up."""
+    from pathlib import Path
+
+    return Path(value)
+
 
 ANN_ID = "internal.config.kubernetes.io/id"
 ANN_LEGACY_ID = "config.k8s.io/id"
@@ -227,8 +236,6 @@ def package_files(folder: Path, *, subpackages: bool = True) -> list[str]:
     order (a folder's entries by name, depth first). Hidden entries and symbolic links are left
     out, as kpt leaves them out; ``subpackages=False`` leaves out folders with their own Kptfile.
     """
-    from pathlib import Path
-
     found: list[str] = []
 
     def walk(directory: Path, prefix: str) -> None:
@@ -243,7 +250,7 @@ def package_files(folder: Path, *, subpackages: bool = True) -> list[str]:
             if entry.is_dir(follow_symlinks=False):
                 if not subpackages and os.path.lexists(os.path.join(entry.path, KPTFILE)):
                     continue
-                walk(Path(entry.path), rel + "/")
+                walk(_path(entry.path), rel + "/")
             elif entry.is_file(follow_symlinks=False) and is_package_file(entry.name):
                 found.append(rel)
 
@@ -345,10 +352,8 @@ def read_file_text(path: Path, where: str | None = None) -> str:
 def read_file(path: Path, rel: str | None = None) -> list[KubeObject]:
     """The objects of one regular file, with path (``rel``, default the file's name) and index
     annotations, as kpt gives them."""
-    from pathlib import Path
-
-    name = rel or Path(path).name
-    objects = read_documents(read_file_text(Path(path), str(path)), str(path))
+    name = rel or _path(path).name
+    objects = read_documents(read_file_text(_path(path), str(path)), str(path))
     for index, obj in enumerate(objects):
         _annotate(obj, name, index, None)
     return objects
@@ -356,9 +361,7 @@ def read_file(path: Path, rel: str | None = None) -> list[KubeObject]:
 
 def read_objects(path: Path) -> list[KubeObject]:
     """The objects of a file, or of every resource file of a folder (as :func:`read_package`)."""
-    from pathlib import Path
-
-    return read_package(path) if Path(path).is_dir() else read_file(path)
+    return read_package(path) if _path(path).is_dir() else read_file(path)
 
 
 def read_package(
@@ -369,10 +372,8 @@ def read_package(
     ``package_path=True`` also names the folder (``internal.config.kubernetes.io/package-path``)
     on each item, as ``kpt fn render`` does. ``annotate=False``: the documents as the files
     hold them, without kpt's annotations (a quick look: cheaper, not for writing back)."""
-    from pathlib import Path
-
     if not annotate:
-        folder = Path(folder)
+        folder = _path(folder)
         return [
             obj
             for rel in package_files(folder, subpackages=subpackages)
@@ -480,9 +481,7 @@ class Package:
 
     @classmethod
     def read(cls, folder: Path, *, subpackages: bool = True, package_path: bool = False) -> Package:
-        from pathlib import Path
-
-        folder = Path(folder)
+        folder = _path(folder)
         items: list[KubeObject] = []
         files: dict[str, list[_Original]] = {}
         package = str(folder.resolve()) if package_path else None
@@ -503,13 +502,11 @@ class Package:
 
     def file_of(self, obj: KubeObject) -> str:
         """The file an item goes to, relative to the package folder (checked)."""
-        from pathlib import Path
-
         path = obj.path or default_file_name(obj.kind, obj.name)
         owner = obj.package_path
-        if owner and Path(owner).resolve() != self.folder.resolve():
-            base = os.path.relpath(Path(owner).resolve(), self.folder.resolve())
-            path = f"{Path(base).as_posix()}/{path}"
+        if owner and _path(owner).resolve() != self.folder.resolve():
+            base = os.path.relpath(_path(owner).resolve(), self.folder.resolve())
+            path = f"{_path(base).as_posix()}/{path}"
         return check_relative_path(path, obj)
 
     def write(self, items: Iterable[KubeObject], *, dry_run: bool = False) -> list[str]:
@@ -530,9 +527,7 @@ def write_package(
     index order, kpt's internal annotations left out). ``originals`` (from :class:`Package`):
     what was read, so unchanged files stay untouched and files left without items are removed;
     without it every file named by an item is written. Returns the files written or removed."""
-    from pathlib import Path
-
-    folder = Path(folder)
+    folder = _path(folder)
     view = Package(folder, [], {})
     groups: dict[str, list[tuple[int, int, KubeObject]]] = {}
     for order, obj in enumerate(items):
@@ -595,10 +590,8 @@ def safe_target(root: Path, rel: str) -> Path:
     """``root/rel`` to write or remove, after checking that it stays inside ``root``: ``rel`` is
     a clean relative path, and no existing part of it is a symbolic link leaving ``root`` (the
     file itself must not be a link at all)."""
-    from pathlib import Path
-
     clean = check_relative_path(rel)
-    base = Path(root).resolve()
+    base = _path(root).resolve()
     target = base / clean
     if target.is_symlink():
         raise KrmError(f"{clean}: a symbolic link; refused to write through it")
@@ -610,9 +603,7 @@ def safe_target(root: Path, rel: str) -> Path:
 def package_tree_root(folder: Path) -> Path:
     """The outermost folder of the package tree ``folder`` belongs to: ``folder`` and each
     parent as long as the parent has a Kptfile too (kpt's nested packages)."""
-    from pathlib import Path
-
-    current = Path(folder).resolve()
+    current = _path(folder).resolve()
     while current.parent != current and (current.parent / KPTFILE).is_file():
         current = current.parent
     return current
@@ -625,9 +616,7 @@ _COMMAND_ROOTS: ContextVar[tuple[Path, ...]] = ContextVar("krmfn_command_roots",
 def command_read_root(*roots: Path) -> Iterator[None]:
     """Within the block, files under ``roots`` may be read too: the folders the person running a
     command named on its command line (``krmfn prepare-all ROOT``, ``--catalog DIR``)."""
-    from pathlib import Path
-
-    token = _COMMAND_ROOTS.set(_COMMAND_ROOTS.get() + tuple(Path(r).resolve() for r in roots))
+    token = _COMMAND_ROOTS.set(_COMMAND_ROOTS.get() + tuple(_path(r).resolve() for r in roots))
     try:
         yield
     finally:
@@ -637,10 +626,8 @@ def command_read_root(*roots: Path) -> Iterator[None]:
 def read_roots(package_folder: Path | str | None) -> list[Path]:
     """Where a function may read the files its config names: the package tree of the package
     folder kpt gives (``package-path``), else the working directory."""
-    from pathlib import Path
-
     if package_folder:
-        return [package_tree_root(Path(package_folder))]
+        return [package_tree_root(_path(package_folder))]
     return [Path.cwd().resolve()]
 
 
@@ -648,19 +635,15 @@ def allowed_read_roots(roots: Sequence[Path], environ: dict[str, str] | None = N
     """Where named files may be read from: ``roots`` (the package tree, the command's root) and
     every path of ``KRMFN_ALLOW_READ`` (``os.pathsep``-separated, set by the person running the
     command; relative paths from the working directory)."""
-    from pathlib import Path
-
     env = os.environ if environ is None else environ
-    extra = [Path(p) for p in env.get(ALLOW_READ_ENV, "").split(os.pathsep) if p.strip()]
+    extra = [_path(p) for p in env.get(ALLOW_READ_ENV, "").split(os.pathsep) if p.strip()]
     return [p.resolve() for p in [*roots, *_COMMAND_ROOTS.get(), *extra]]
 
 
 def check_readable(path: Path, roots: Sequence[Path], what: str) -> Path:
     """``path`` after symbolic links, if it lies inside one of ``roots`` (see
     :func:`allowed_read_roots`); else an error telling how to allow it."""
-    from pathlib import Path
-
-    resolved = Path(path).resolve()
+    resolved = _path(path).resolve()
     if any(resolved.is_relative_to(tree) for tree in _REFUSED_TREES):
         raise KrmError(f"{what} {path}: a special file system ({resolved}); refused")
     allowed = allowed_read_roots(roots)
