@@ -628,7 +628,7 @@ def read_roots(package_folder: Path | str | None) -> list[Path]:
     folder kpt gives (``package-path``), else the working directory."""
     if package_folder:
         return [package_tree_root(_path(package_folder))]
-    return [Path.cwd().resolve()]
+    return [_path(os.getcwd()).resolve()]
 
 
 def allowed_read_roots(roots: Sequence[Path], environ: dict[str, str] | None = None) -> list[Path]:

@@ -142,3 +142,18 @@ def test_a_fifo_named_as_merge_file_is_refused_at_once(layout: tuple[Path, Path]
     done = run("merger", resource_list(package, MERGE.format("pipe.yaml")), cwd=package)
     assert done.returncode == 1
     assert "not a regular file" in done.stdout
+
+
+def test_without_a_package_path_the_read_root_is_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Items that kpt did not give a package-path (a ResourceList from a file, a test): reads
+    stay under the directory the function runs in, as kpt's exec mode runs it."""
+    from krmlib import read_roots
+
+    monkeypatch.chdir(tmp_path)
+    assert read_roots(None) == [tmp_path.resolve()]
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "Kptfile").write_text("apiVersion: kpt.dev/v1\nkind: Kptfile\n")
+    assert read_roots(str(package)) == [package.resolve()]
