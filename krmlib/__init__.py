@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._atomic import remove_leftovers, tree_lock, write_file
     from ._background import fork_safe
     from ._hashes import sha1_hex, sha256_digest, sha256_hex
     from .collection import (
@@ -99,6 +100,9 @@ _WHERE = {
     "sha256_digest": "_hashes",
     "sha256_hex": "_hashes",
     "fork_safe": "_background",
+    "remove_leftovers": "_atomic",
+    "tree_lock": "_atomic",
+    "write_file": "_atomic",
     "Items": "collection",
     "has_annotations": "collection",
     "has_labels": "collection",
@@ -231,6 +235,7 @@ __all__ = [
     "read_objects",
     "read_package",
     "read_roots",
+    "remove_leftovers",
     "remove_readiness_gate",
     "run",
     "run_resource_list",
@@ -239,8 +244,10 @@ __all__ = [
     "sha1_hex",
     "sha256_digest",
     "sha256_hex",
+    "tree_lock",
     "without_annotations",
     "without_kpt_internal",
+    "write_file",
     "write_package",
 ]
 

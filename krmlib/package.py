@@ -509,11 +509,14 @@ class Package:
             path = f"{_path(base).as_posix()}/{path}"
         return check_relative_path(path, obj)
 
-    def write(self, items: Iterable[KubeObject], *, dry_run: bool = False) -> list[str]:
+    def write(
+        self, items: Iterable[KubeObject], *, dry_run: bool = False, last: Sequence[str] = ()
+    ) -> list[str]:
         """Write ``items`` back; files whose documents did not change are left alone, files that
         lost every item are removed. Returns the files written or removed (relative). Every
-        target is checked before anything is written; ``dry_run`` only checks and tells."""
-        return write_package(self.folder, items, self.files, dry_run=dry_run)
+        target is checked before anything is written; ``dry_run`` only checks and tells.
+        ``last``: files written after every other (see :func:`write_package`)."""
+        return write_package(self.folder, items, self.files, dry_run=dry_run, last=last)
 
 
 def write_package(
@@ -522,11 +525,23 @@ def write_package(
     originals: dict[str, list[_Original]] | None = None,
     *,
     dry_run: bool = False,
+    last: Sequence[str] = (),
+    files: Mapping[str, bytes] | None = None,
 ) -> list[str]:
     """Write ``items`` into the package at ``folder`` by their path annotations (documents in
     index order, kpt's internal annotations left out). ``originals`` (from :class:`Package`):
     what was read, so unchanged files stay untouched and files left without items are removed;
-    without it every file named by an item is written. Returns the files written or removed."""
+    without it every file named by an item is written. ``files``: other files to write with
+    the items (relative path: bytes, e.g. a template's README). Returns the files written or
+    removed.
+
+    Crash-safe: every file is replaced atomically (a kill leaves its old or its new content);
+    a folder that does not exist yet (``folder`` itself, or a new child package) is built aside
+    and put in place whole; then the files of existing folders are written, deepest first (a
+    child before its parent), then files are removed, and ``last`` (files the caller reads as
+    "done", such as the one marking the package prepared) are written at the very end, in the
+    order given. An I/O error is a :class:`KrmError` naming the file; a regular file where a
+    folder must go is one too, found before anything is written."""
     folder = _path(folder)
     view = Package(folder, [], {})
     groups: dict[str, list[tuple[int, int, KubeObject]]] = {}
@@ -534,7 +549,7 @@ def write_package(
         rel = view.file_of(obj)
         groups.setdefault(rel, []).append((_index(obj), order, obj))
     known = originals or {}
-    plan: list[tuple[str, str | None]] = []  # (file, new text; None: remove it)
+    plan: list[tuple[str, str | bytes | None]] = []  # (file, new text; None: remove it)
     for rel, entries in groups.items():
         entries.sort(key=lambda e: (e[0], e[1]))
         old = known.get(rel, [])
@@ -547,23 +562,89 @@ def write_package(
             texts.append(text)
         if not same:
             plan.append((rel, "---\n".join(texts)))
+    plan.extend((rel, data) for rel, data in (files or {}).items() if rel not in groups)
     plan.extend((rel, None) for rel in known if rel not in groups)
     targets = [(rel, safe_target(folder, rel), text) for rel, text in plan]
-    for rel, target, content in [] if dry_run else targets:
-        if content is None:
-            target.unlink(missing_ok=True)
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        safe_target(folder, rel)  # the folders made just now: still inside
-        _write_text(target, content)
+    new_folders = _new_folders(folder, [rel for rel, text in plan if text is not None])
+    if not dry_run:
+        try:
+            _apply(folder, targets, new_folders, last)
+        except OSError as exc:
+            raise KrmError(f"cannot write the package {folder}: {exc.strerror or exc}") from None
     return sorted(rel for rel, _target, _text in targets)
 
 
-def _write_text(target: Path, text: str) -> None:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(target, flags, 0o644)
-    with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-        handle.write(text)
+def _new_folders(folder: Path, rels: Sequence[str]) -> dict[str, str]:
+    """For each file to write, the outermost folder of its path that does not exist yet
+    (``""``: ``folder`` itself); files of existing folders are left out. A file or anything but
+    a folder where a folder must go is an error."""
+    if not os.path.isdir(folder):
+        if os.path.lexists(folder):
+            raise KrmError(f"cannot write the package {folder}: a file is in the way")
+        return dict.fromkeys(rels, "")
+    out: dict[str, str] = {}
+    known: dict[str, bool] = {}  # folder -> exists
+    for rel in rels:
+        parts = rel.split("/")[:-1]
+        for depth in range(1, len(parts) + 1):
+            sub = "/".join(parts[:depth])
+            exists = known.get(sub)
+            if exists is None:
+                path = os.path.join(folder, sub)
+                if os.path.lexists(path) and not os.path.isdir(path):
+                    raise KrmError(
+                        f"cannot write {rel}: {sub} is a file, not a folder (move it away)"
+                    )
+                exists = known[sub] = os.path.isdir(path)
+            if not exists:
+                out[rel] = sub
+                break
+    return out
+
+
+def _apply(
+    folder: Path,
+    targets: Sequence[tuple[str, Path, str | bytes | None]],
+    new_folders: Mapping[str, str],
+    last: Sequence[str],
+) -> None:
+    from . import _atomic
+
+    aside: dict[str, list[tuple[str, str | bytes]]] = {}
+    in_place: list[tuple[str, Path, str | bytes]] = []
+    final: dict[str, tuple[Path, str | bytes]] = {}
+    removed: list[Path] = []
+    ends = set(last)
+    for rel, target, content in targets:
+        if content is None:
+            removed.append(target)
+        elif rel in new_folders:
+            top = new_folders[rel]
+            aside.setdefault(top, []).append((rel[len(top) + 1 :] if top else rel, content))
+        elif rel in ends:
+            final[rel] = (target, content)
+        else:
+            in_place.append((rel, target, content))
+    for top, entries in sorted(aside.items(), key=lambda e: (-e[0].count("/"), e[0])):
+        new = _atomic.NewFolder(safe_target(folder, top) if top else folder)
+        try:
+            for rel, content in entries:
+                new.write(rel, content)
+            new.publish()
+        finally:
+            new.discard()
+    in_place.sort(key=lambda e: (-e[0].count("/"), e[0]))
+    for _rel, target, content in in_place:
+        _atomic.write_text(target, content)
+    for target in removed:
+        _atomic.remove_file(target)
+    _atomic.sync_folders(t.parent for _r, t, _c in in_place)
+    _atomic.sync_folders(t.parent for t in removed)
+    for rel in last:
+        if rel in final:
+            target, content = final[rel]
+            _atomic.write_text(target, content)
+            _atomic.sync_folders([target.parent])
 
 
 def _text_for(obj: KubeObject, before: _Original | None) -> str:
