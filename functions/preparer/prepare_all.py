@@ -18,11 +18,20 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from krmfn.tko import find_deployment, is_approved, is_prepared
+from krmfn.tko import (
+    PREPARED,
+    TOPOLOGY,
+    find_deployment,
+    is_approved,
+    is_deployment_package,
+    is_prepared,
+    preparer_step,
+)
 
 from krmlib import (
     Items,
@@ -32,13 +41,15 @@ from krmlib import (
     ResourceList,
     Results,
     command_read_root,
-    is_kptfile,
     parse_config,
     read_documents,
     read_named_file,
     read_package,
     read_roots,
+    remove_leftovers,
+    tree_lock,
 )
+from krmlib.errors import internal_error
 
 from .catalog import cached_catalogs, load_catalog
 from .client import catalog_read_only
@@ -46,30 +57,38 @@ from .config import Config
 from .executors import containers_allowed
 from .loop import catalog_folder, process
 from .package import PackageView
-from .tree import packages_under, preparer_step
+from .tree import packages_under
 
 USAGE = """usage: krmfn prepare-all ROOT [--catalog DIR] [--max-iterations N] [--jobs N]
-                         [--check] [-o table|json|yaml] [-q | -v]
+                         [--check] [--no-wait] [-o table|json|yaml] [-q | -v]
 
 Prepare every deployment package under ROOT (a folder whose Kptfile pipeline runs
-krmfn-preparer), children before parents, in passes until no package changes. The catalog
-(default ROOT/catalog) is read once, skipped as a package, and overrides each package's
-spec.catalog. Prints one row per deployment: ID, TEMPLATE, SITE, PREPARED, APPROVED and, for a
-package not prepared, REASON (what it waits for, or the error). Progress goes to stderr, one
-line a package.
+krmfn-preparer, or that holds a Deployment resource), children before parents, in passes until
+no package changes. The catalog (default ROOT/catalog) is read once, skipped as a package, and
+overrides each package's spec.catalog. Prints one row per deployment: ID, TEMPLATE, SITE,
+PREPARED, APPROVED and, for a package not prepared, REASON (what it waits for, or the error).
+Progress goes to stderr, one line a package.
 
   --catalog DIR         the template and site catalog (default ROOT/catalog when it exists)
   --max-iterations N    the preparer's pass cap inside each package
   --jobs N, -j N        packages prepared side by side (default: the number of cores)
   --check               change nothing; exit 1 when a package would change or is not prepared
+                        (PREPARED and the counts tell each package's state on disk)
+  --no-wait             refuse at once when another krmfn command is writing ROOT (default:
+                        wait for it, with a message)
   -o, --output FORMAT   table (default), json or yaml
   -q, --quiet           no progress on stderr
   -v, --verbose         progress with the files each package changed, and per-package seconds
 
 Exit code: 0 when every deployment is prepared (and, with --check, nothing would change), 1
-otherwise, 2 for a usage error. Files named by a config (the catalog, preparer configs, exec
-plugins) are read inside ROOT or the package tree; KRMFN_ALLOW_READ=DIR allows more. Nothing is
-written outside ROOT.
+otherwise, 2 for a usage error. A ROOT without a deployment package is an error under --check
+and a warning otherwise. Writes are crash-safe (docs/durability.md): every file is replaced
+atomically, a new child package appears whole, a package is marked prepared only after what it
+points to is on disk, and one command writes a tree at a time; after a kill, running the
+command again finishes the job. A package that fails (malformed files, an I/O error, a worker
+that died) fails alone, with its reason. Files named by a config (the catalog, preparer
+configs, exec plugins) are read inside ROOT or the package tree; KRMFN_ALLOW_READ=DIR allows
+more. Nothing is written outside ROOT.
 """
 
 WAITING = "waiting"
@@ -82,6 +101,7 @@ class Outcome:
         "approved",
         "changed",
         "errors",
+        "found",
         "id",
         "prepared",
         "ran",
@@ -114,6 +134,7 @@ class Outcome:
         self.errors: list[str] = [] if errors is None else errors
         self.seconds = seconds
         self.ran = ran
+        self.found = False  # it holds a Deployment resource
 
     def to_dict(self) -> dict[str, Any]:
         """The package's entry in ``-o json`` and ``-o yaml``."""
@@ -137,6 +158,9 @@ class Task(NamedTuple):
     catalog: Path | None
     max_iterations: int | None
     check: bool
+    problem: str = ""  # the package cannot be read as one (its Kptfile): the error to report
+    # packages known to hold no Deployment: a child a Placement lists among them is half-made
+    empty: frozenset[Path] = frozenset()
 
 
 def relative(root: Path, folder: Path) -> str:
@@ -180,23 +204,32 @@ def _describe(outcome: Outcome, deployment: KubeObject | None) -> None:
     outcome.site = str(spec.get("siteId", "-"))
     outcome.prepared = deployment is not None and is_prepared(deployment)
     outcome.approved = deployment is not None and is_approved(deployment)
+    outcome.found = deployment is not None
 
 
 def prepare_package(task: Task) -> Outcome:
-    """Prepare one package in-process and write back what changed (with ``check``: only tell)."""
+    """Prepare one package in-process and write back what changed (with ``check``: only tell).
+    Every failure is the package's error (an I/O error names the file), never the run's."""
     start = time.perf_counter()
     outcome = Outcome(relative(task.root, task.folder))
     try:
+        if task.problem:
+            raise KrmError(task.problem)
         # A look at the Deployment first: most packages of a rerun are prepared already.
-        _describe(
-            outcome, find_deployment(read_package(task.folder, subpackages=False, annotate=False))
-        )
-        if outcome.prepared:
+        own = read_package(task.folder, subpackages=False, annotate=False)
+        _describe(outcome, find_deployment(own))
+        missing = _missing_children(task, own)
+        if outcome.prepared and not missing:
             outcome.ran = False
             return outcome
-        _prepare(task, outcome)
+        _prepare(task, outcome, missing)
     except KrmError as exc:
         outcome.errors = [str(exc)]
+    except OSError as exc:
+        where = exc.filename or task.folder
+        outcome.errors = [f"cannot read or write {where}: {exc.strerror or exc}"]
+    except Exception as exc:  # a bug: this package's error, the others go on
+        outcome.errors = [internal_error(exc)]
     finally:
         outcome.seconds = time.perf_counter() - start
         if not outcome.prepared:
@@ -204,8 +237,42 @@ def prepare_package(task: Task) -> Outcome:
     return outcome
 
 
-def _prepare(task: Task, outcome: Outcome) -> None:
+def _missing_children(task: Task, own: list[KubeObject]) -> list[str]:
+    """The child folders the package's Placements list that are not complete on disk: no
+    Kptfile (a kill before they were made, by an older version), or no Deployment (half made)."""
+    missing = []
+    for obj in own:
+        if not obj.is_kind(TOPOLOGY, "Placement") or not obj.may_mention("deployments"):
+            continue
+        status = obj.to_dict().get("status")
+        records = status.get("deployments") if isinstance(status, dict) else None
+        for record in records if isinstance(records, list) else []:
+            folder = record.get("folder") if isinstance(record, dict) else None
+            if not isinstance(folder, str) or not folder:
+                continue
+            child = task.folder / folder
+            if child in task.empty or not (child / "Kptfile").is_file():
+                missing.append(folder)
+    return list(dict.fromkeys(missing))
+
+
+def _repair(pkg: Package, missing: Sequence[str]) -> None:
+    """Make the package prepare its missing or half-made children again: their files are left
+    out (rewritten whole by the Placement) and the marks that say they are done are taken off
+    the Placements listing them and the Deployment (approval is kept)."""
+    view = PackageView.of(pkg.items)
+    prefixes = tuple(f"{folder}/" for folder in missing)
+    pkg.items[:] = [o for o in pkg.items if not view.file_of(o).startswith(prefixes)]
+    for obj in view.own(Items(pkg.items)):
+        placement = obj.is_kind(TOPOLOGY, "Placement")
+        if (placement or find_deployment([obj]) is obj) and PREPARED in obj.annotations:
+            del obj.annotations[PREPARED]
+
+
+def _prepare(task: Task, outcome: Outcome, missing: Sequence[str] = ()) -> None:
     pkg = Package.read(task.folder, package_path=True)
+    if missing:
+        _repair(pkg, missing)
     config = package_config(pkg, task.catalog, task.max_iterations)
     rl = ResourceList(items=Items(pkg.items))
     with containers_allowed(), catalog_read_only() if task.check else contextlib.nullcontext():
@@ -215,9 +282,15 @@ def _prepare(task: Task, outcome: Outcome) -> None:
     waits = [r.message for r in results if r.severity == "info" and WAITING in r.message]
     if outcome.errors:
         return  # nothing written: the package stays as it was
-    outcome.changed = pkg.write(rl.items, dry_run=task.check)
-    _describe(outcome, find_deployment(PackageView.of(rl.items).own(rl.items)))
-    if not outcome.prepared:
+    deployment = find_deployment(PackageView.of(rl.items).own(rl.items))
+    # The Deployment's file says "prepared": it is written after every other file.
+    last = [pkg.file_of(deployment)] if deployment is not None else []
+    outcome.changed = pkg.write(rl.items, dry_run=task.check, last=last)
+    if not task.check:  # --check tells the state on disk (read before), and what would change
+        _describe(outcome, deployment)
+    elif deployment is not None and is_prepared(deployment) and not outcome.prepared:
+        outcome.reason = "a run would prepare it"
+    if deployment is None or not is_prepared(deployment):
         notes = list(dict.fromkeys(waits))
         folder = catalog_folder(config, task.folder)
         if config.catalog and (folder is None or not folder.is_dir()):
@@ -239,16 +312,25 @@ def _reason(outcome: Outcome) -> str:
 # --- the tree ------------------------------------------------------------------------------------
 
 
-def deployment_packages(root: Path, skip: Path | None) -> list[Path]:
-    """The folders under ``root`` whose Kptfile runs the preparer, children first."""
+def deployment_packages(root: Path, skip: Path | None) -> list[tuple[Path, str]]:
+    """The deployment packages under ``root`` (:func:`krmfn.tko.is_deployment_package`),
+    children first, each with the problem that keeps it from being read (``""`` for none): a
+    package whose Kptfile cannot be read is listed with its error, to fail alone."""
     out = []
     for folder in packages_under(root, skip):
         try:
-            kptfile = read_documents((folder / "Kptfile").read_text(encoding="utf-8"), "Kptfile")
-        except (OSError, KrmError):
-            continue
-        if kptfile and is_kptfile(kptfile[0]) and preparer_step(kptfile[0]) is not None:
-            out.append(folder)
+            text = (folder / "Kptfile").read_text(encoding="utf-8")
+            kptfile = read_documents(text, "Kptfile")
+            runs = bool(kptfile) and preparer_step(kptfile[0]) is not None
+            if runs or is_deployment_package(
+                read_package(folder, subpackages=False, annotate=False)
+            ):
+                out.append((folder, ""))
+        except KrmError as exc:
+            out.append((folder, str(exc)))
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8"
+            out.append((folder, f"cannot read {folder / 'Kptfile'}: {reason}"))
     return out
 
 
@@ -315,26 +397,48 @@ def run_pass(
             yield outcome
         return
     waiting = list(tasks)
-    running: dict[Future[Outcome], str] = {}
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork")) as pool:
-        while waiting or running:
-            blocked: list[str] = []
-            for task in list(waiting):
-                if len(running) >= jobs:
-                    break
-                key = str(task.folder)
-                busy = [*running.values(), *blocked]
-                if any(_related(key, other) for other in busy):
-                    blocked.append(key)
-                    continue
-                waiting.remove(task)
-                running[pool.submit(prepare_package, task)] = key
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                del running[future]
-                outcome = future.result()
+    while waiting:  # a new pool after a worker died: the packages left go on
+        running: dict[Future[Outcome], Task] = {}
+        broken = False
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork")) as pool:
+            while (waiting or running) and not broken:
+                blocked: list[str] = []
+                for task in list(waiting):
+                    if len(running) >= jobs:
+                        break
+                    key = str(task.folder)
+                    busy = [*(str(t.folder) for t in running.values()), *blocked]
+                    if any(_related(key, other) for other in busy):
+                        blocked.append(key)
+                        continue
+                    waiting.remove(task)
+                    running[pool.submit(prepare_package, task)] = task
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in done:
+                    task = running.pop(future)
+                    try:
+                        outcome = future.result()
+                    except BrokenProcessPool:
+                        broken = True
+                        outcome = _died(task)
+                    report(outcome)
+                    yield outcome
+            for task in running.values() if broken else ():
+                outcome = _died(task)
                 report(outcome)
                 yield outcome
+
+
+def _died(task: Task) -> Outcome:
+    """A package whose worker process died (killed, out of memory): its files are each old or
+    new; a rerun prepares it."""
+    outcome = Outcome(relative(task.root, task.folder))
+    outcome.errors = [
+        "the worker process preparing it died (killed or crashed, this package's or one beside "
+        "it); each file is old or new; run prepare-all again"
+    ]
+    outcome.reason = _reason(outcome)
+    return outcome
 
 
 # --- the command ---------------------------------------------------------------------------------
@@ -399,6 +503,7 @@ def prepare_all(
     check: bool = False,
     verbosity: int = 1,
 ) -> tuple[list[Outcome], Summary]:
+    """The passes over the tree (the caller holds the tree's lock)."""
     start = time.perf_counter()
     progress = Progress(verbosity, start, check)
     skip = catalog.resolve() if catalog is not None else None
@@ -409,10 +514,13 @@ def prepare_all(
     cap = 1 if check else (max_iterations or 16)
     if catalog is not None:
         load_catalog(catalog, [], Results())  # read once, before the workers fork
+    empty: frozenset[Path] = frozenset()
     for number in range(1, cap + 1):
-        folders = deployment_packages(root, skip)
+        found = deployment_packages(root, skip)
+        folders = [f for f, _problem in found]
+        problems = dict(found)
         todo = [f for f in folders if check or seen.get(f) != fingerprint(f)]
-        tasks = [Task(root, f, catalog, max_iterations, check) for f in todo]
+        tasks = [Task(root, f, catalog, max_iterations, check, problems[f], empty) for f in todo]
         done = 0
 
         def report(outcome: Outcome, total: int = len(tasks), number: int = number) -> None:
@@ -433,7 +541,15 @@ def prepare_all(
             del last[folder]
         summary.passes = number
         progress.say(f"pass {number}: {len(tasks)} package(s) run, {changed} changed")
-        if changed == 0 or check:
+        # Packages without a Deployment: if a parent lists one as its child, it is half made
+        # (an older version killed mid-run); the parents look again in the next pass.
+        now = frozenset(f for f, o in last.items() if not o.found and not o.errors)
+        grown = now - empty
+        empty = now
+        for folder in grown:
+            for above in folder.parents:
+                seen.pop(above, None)
+        if (changed == 0 and not grown) or check:
             break
     else:
         summary.converged = False
@@ -497,6 +613,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-iterations", type=int, dest="max_iterations")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--no-wait", action="store_true", dest="no_wait")
     parser.add_argument("-o", "--output", choices=("table", "json", "yaml"), default="table")
     parser.add_argument("-q", "--quiet", action="store_true")
     parser.add_argument("-v", "--verbose", action="store_true")
@@ -524,26 +641,59 @@ def main(argv: list[str]) -> int:
     given = catalog if catalog.is_dir() else None
     verbosity = 0 if opts.quiet else (2 if opts.verbose else 1)
     allowed = [root] if given is None else [root, given]
+
+    def waiting() -> None:
+        sys.stderr.write(
+            f"krmfn prepare-all: another krmfn command is writing {root}; waiting for it "
+            "(--no-wait refuses instead)\n"
+        )
+        sys.stderr.flush()
+
     try:
-        with command_read_root(*allowed), cached_catalogs():
-            outcomes, summary = prepare_all(
-                root,
-                given,
-                opts.max_iterations,
-                jobs=max(1, opts.jobs),
-                check=opts.check,
-                verbosity=verbosity,
-            )
+        # One writer per tree; --check only reads (shared: it waits for a writer to finish).
+        with tree_lock(root, exclusive=not opts.check, wait=not opts.no_wait, on_wait=waiting):
+            if not opts.check:
+                remove_leftovers(root)  # what a killed run left: finished or removed
+            with command_read_root(*allowed), cached_catalogs():
+                outcomes, summary = prepare_all(
+                    root,
+                    given,
+                    opts.max_iterations,
+                    jobs=max(1, opts.jobs),
+                    check=opts.check,
+                    verbosity=verbosity,
+                )
     except KrmError as exc:
-        sys.stderr.write(f"krmfn prepare-all: error: {exc}\n")
-        return 1
+        return _fail(str(exc), opts.output)
+    except OSError as exc:
+        return _fail(f"{exc.filename or root}: {exc.strerror or exc}", opts.output)
     sys.stdout.write(render(outcomes, summary, opts.output, opts.verbose))
     if verbosity > 0 or opts.check:
         sys.stderr.write(summary_line(summary) + "\n")
+    if not outcomes:
+        severity = "error" if opts.check else "warning"
+        sys.stderr.write(f"krmfn prepare-all: {severity}: no deployment package under {root}\n")
+        if opts.check:
+            return 1
     bad = [o for o in outcomes if not o.prepared or o.errors or (opts.check and o.changed)]
     if opts.check and bad and opts.output == "table":
         sys.stderr.write("prepare-all --check: not clean: " + ", ".join(o.id for o in bad) + "\n")
     return 1 if bad or not summary.converged else 0
+
+
+def _fail(message: str, form: str) -> int:
+    """The run could not be done (the lock, an I/O error outside any package): one message on
+    stderr, and with ``-o json``/``yaml`` a document saying so on stdout."""
+    sys.stderr.write(f"krmfn prepare-all: error: {message}\n")
+    if form != "table":
+        doc: dict[str, Any] = {"packages": [], "summary": None, "error": message}
+        if form == "json":
+            sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        else:
+            import yaml
+
+            sys.stdout.write(str(yaml.safe_dump(doc, sort_keys=False)))
+    return 1
 
 
 def _usage_problem(opts: argparse.Namespace) -> str:

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
-from krmlib import KubeObject
-
-PREPARER_MARKERS = ("krmfn-preparer", "krmfn/preparer")
+from krmfn.tko import preparer_step
 
 
 def packages_under(root: Path, skip: Path | None) -> list[Path]:
@@ -30,13 +27,4 @@ def packages_under(root: Path, skip: Path | None) -> list[Path]:
     return sorted(found, key=lambda p: (-len(p.parts), str(p)))
 
 
-def preparer_step(kptfile: KubeObject) -> dict[str, Any] | None:
-    """The pipeline step of a Kptfile that runs the preparer, if any."""
-    for section in ("mutators", "validators"):
-        for step in kptfile.get(f"pipeline.{section}", []) or []:
-            if not isinstance(step, dict):
-                continue
-            runner = str(step.get("exec") or step.get("image") or "")
-            if any(marker in runner for marker in PREPARER_MARKERS):
-                return step
-    return None
+__all__ = ["packages_under", "preparer_step"]

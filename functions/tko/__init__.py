@@ -57,7 +57,13 @@ from .resources import (
 )
 
 if TYPE_CHECKING:
-    from .child import detached_copy, new_child
+    from .child import (
+        PREPARER_MARKERS,
+        detached_copy,
+        is_deployment_package,
+        new_child,
+        preparer_step,
+    )
 
 __all__ = [
     "ANN_CATALOG_ID",
@@ -81,6 +87,7 @@ __all__ = [
     "POSTPONE",
     "PREPARE",
     "PREPARED",
+    "PREPARER_MARKERS",
     "RENAME",
     "REPLACE",
     "TKO_API",
@@ -97,6 +104,7 @@ __all__ = [
     "dns_label",
     "find_deployment",
     "is_approved",
+    "is_deployment_package",
     "is_prepared",
     "merge_resources",
     "metadata_of",
@@ -106,15 +114,25 @@ __all__ = [
     "object_reference",
     "plan",
     "prepare_mode",
+    "preparer_step",
     "short_hash",
     "slug",
 ]
 
 
+_CHILD = (
+    "PREPARER_MARKERS",
+    "detached_copy",
+    "is_deployment_package",
+    "new_child",
+    "preparer_step",
+)
+
+
 def __getattr__(name: str) -> Any:
     """The child-package makers load on first use (krmlib.package, pathlib): a KRM run of the
     merger or the preparer does not make a child package in process."""
-    if name in ("detached_copy", "new_child"):
+    if name in _CHILD:
         from . import child
 
         return getattr(child, name)

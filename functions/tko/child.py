@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from krmlib import (
     ANN_INDEX,
     ANN_LEGACY_INDEX,
     ANN_PACKAGE_PATH,
     Items,
+    KrmError,
     KubeObject,
     Results,
     default_file_name,
@@ -23,6 +25,39 @@ from .merge import merge_resources
 from .resources import ANN_CATALOG_ID, find_deployment, new_deployment
 
 _CATALOG_ID = frozenset({ANN_CATALOG_ID})
+PREPARER_MARKERS = ("krmfn-preparer", "krmfn/preparer")
+
+
+def preparer_step(kptfile: KubeObject) -> dict[str, Any] | None:
+    """The pipeline step of a Kptfile that runs the preparer, if any. A pipeline that is not a
+    map of lists is an error naming the field (the package cannot be told apart)."""
+    pipeline = kptfile.to_dict().get("pipeline")
+    if pipeline is None:
+        return None
+    if not isinstance(pipeline, dict):
+        raise KrmError("Kptfile: pipeline must be a map (mutators, validators)")
+    for section in ("mutators", "validators"):
+        steps = pipeline.get(section) or []
+        if not isinstance(steps, list):
+            raise KrmError(f"Kptfile: pipeline.{section} must be a list of steps")
+        for step in steps:
+            if not isinstance(step, dict):
+                continue
+            runner = str(step.get("exec") or step.get("image") or "")
+            if any(marker in runner for marker in PREPARER_MARKERS):
+                return step
+    return None
+
+
+def is_deployment_package(objects: Iterable[KubeObject]) -> bool:
+    """A deployment package, for every command (``prepare-all``, ``deployments list``): its own
+    Kptfile runs the preparer, or it holds a Deployment resource. ``objects``: the package's
+    own items (no subpackage's)."""
+    own = list(objects)
+    kptfile = next((o for o in own if is_kptfile(o) and o.path in (None, "Kptfile")), None)
+    if kptfile is not None and preparer_step(kptfile) is not None:
+        return True
+    return find_deployment(own) is not None
 
 
 def detached_copy(obj: KubeObject) -> KubeObject:
