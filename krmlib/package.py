@@ -562,8 +562,11 @@ def write_package(
             texts.append(text)
         if not same:
             plan.append((rel, "---\n".join(texts)))
-    plan.extend((rel, data) for rel, data in (files or {}).items() if rel not in groups)
-    plan.extend((rel, None) for rel in known if rel not in groups)
+    planned = {rel for rel, _text in plan}
+    removed = [rel for rel in known if rel not in groups]
+    extra = (files or {}).items()
+    plan.extend((rel, data) for rel, data in extra if rel not in planned and rel not in removed)
+    plan.extend((rel, None) for rel in removed)
     targets = [(rel, safe_target(folder, rel), text) for rel, text in plan]
     new_folders = _new_folders(folder, [rel for rel, text in plan if text is not None])
     if not dry_run:

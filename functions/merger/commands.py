@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import partial
 from pathlib import Path
 
 from krmfn.tko import APPROVED, TRUE, find_deployment, is_approved, is_prepared
 
-from krmlib import KrmError, KubeObject, Package, ResourceList
+from krmlib import KrmError, KubeObject, Package, ResourceList, tree_lock
 
 USAGE = """krmfn deployment create TEMPLATE [--catalog DIR] [--merge FILE...] [--stdin]
                                [--site ID] [--parent DIR] [--metadata K=V]...
-                               [--prepared] [--approved] OUT_DIR
-       krmfn deployment approve DIR..."""
+                               [--prepared] [--approved] [--no-wait] OUT_DIR
+       krmfn deployment approve [--no-wait] DIR..."""
 DESCRIPTION = """create: a deployment package from a template plus merges (TKO's
 `tko deployment create`). TEMPLATE is a template package folder, or a catalog id
 (`demo/hello-world:v1.0.0`) looked up in --catalog (the Kptfile annotation catalog.nephio.org/id).
@@ -28,7 +29,12 @@ package), spec.metadata (--metadata), nephio.org/prepared and nephio.org/approve
 the one holding TEMPLATE) or parent is an error. OUT_DIR must not exist or be empty.
 
 approve: mark prepared deployment packages nephio.org/approved: "true" (TKO's
-`tko deployment approve`); an unprepared one is an error, an approved one is left as it is."""
+`tko deployment approve`); an unprepared one is an error, an approved one is left as it is.
+
+Both are crash-safe (docs/durability.md): the new package appears whole or not at all, the
+Deployment's file is replaced atomically, and each takes the lock of the tree it writes (the
+folder of OUT_DIR, the package approved): a second command waits with a message, or refuses
+with --no-wait. An I/O error is one message naming the file, exit 1."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -58,7 +64,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--prepared", action="store_true", help="mark it prepared")
     parser.add_argument("--approved", action="store_true", help="mark it approved")
+    parser.add_argument(
+        "--no-wait", action="store_true", help="refuse when another command writes the tree"
+    )
     return parser
+
+
+def _waiting(command: str, folder: Path) -> None:
+    sys.stderr.write(
+        f"krmfn deployment {command}: another krmfn command is writing {folder}; waiting for it "
+        "(--no-wait refuses instead)\n"
+    )
+    sys.stderr.flush()
 
 
 def main(argv: list[str]) -> int:
@@ -91,28 +108,50 @@ def create_main(args: list[str]) -> int:
         if not sep or not key:
             parser.error(f"--metadata {pair!r}: expected KEY=VALUE")
         metadata[key] = value
-    from .api import create_deployment
-
     out = Path(paths[1])
+    parent = out.resolve().parent
     try:
         stdin = _read_stdin() if opts.stdin else []
-        create_deployment(
-            paths[0],
-            [Path(m) for m in merges],
-            out,
-            site_id=opts.site,
-            parent=Path(opts.parent) if opts.parent else None,
-            metadata=metadata,
-            prepared=opts.prepared,
-            approved=opts.approved,
-            catalog=Path(opts.catalog) if opts.catalog else None,
-            merge_objects=stdin,
-        )
-    except KrmError as exc:
-        sys.stderr.write(f"krmfn deployment create: error: {exc}\n")
-        return 1
+        parent.mkdir(parents=True, exist_ok=True)
+        # One writer per tree: the folder the new package goes in.
+        with tree_lock(parent, wait=not opts.no_wait, on_wait=lambda: _waiting("create", parent)):
+            _create(opts, paths, merges, metadata, stdin)
+    except (KrmError, OSError) as exc:
+        return _error("create", exc)
     sys.stdout.write(f"created {out}\n")
     return 0
+
+
+def _error(command: str, exc: KrmError | OSError) -> int:
+    if isinstance(exc, OSError):
+        message = f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")
+    else:
+        message = str(exc)
+    sys.stderr.write(f"krmfn deployment {command}: error: {message}\n")
+    return 1
+
+
+def _create(
+    opts: argparse.Namespace,
+    paths: list[str],
+    merges: list[str],
+    metadata: dict[str, str],
+    stdin: list[KubeObject],
+) -> None:
+    from .api import create_deployment
+
+    create_deployment(
+        paths[0],
+        [Path(m) for m in merges],
+        Path(paths[1]),
+        site_id=opts.site,
+        parent=Path(opts.parent) if opts.parent else None,
+        metadata=metadata,
+        prepared=opts.prepared,
+        approved=opts.approved,
+        catalog=Path(opts.catalog) if opts.catalog else None,
+        merge_objects=stdin,
+    )
 
 
 def _read_stdin() -> list[KubeObject]:
@@ -140,21 +179,27 @@ def approve(folder: Path) -> str:
     if is_approved(deployment):
         return "already approved"
     deployment.annotations[APPROVED] = TRUE
-    package.write(package.items)  # only the Deployment's file changes
+    package.write(package.items)  # only the Deployment's file changes, replaced atomically
     return "approved"
 
 
 def approve_main(args: list[str]) -> int:
     if not args or args[0] in ("-h", "--help"):
-        sys.stdout.write("usage: krmfn deployment approve DIR...\n")
+        sys.stdout.write("usage: krmfn deployment approve [--no-wait] DIR...\n")
         return 0 if args else 2
+    wait = "--no-wait" not in args
     code = 0
-    for arg in args:
+    for arg in [a for a in args if a != "--no-wait"]:
+        folder = Path(arg)
         try:
-            sys.stdout.write(f"{approve(Path(arg))}: {arg}\n")
-        except KrmError as exc:
-            sys.stderr.write(f"krmfn deployment approve: error: {exc}\n")
-            code = 1
+            if not folder.is_dir():
+                raise KrmError(f"{folder}: not a package folder")
+            # One writer per tree: the package approved.
+            with tree_lock(folder, wait=wait, on_wait=partial(_waiting, "approve", folder)):
+                done = approve(folder)
+            sys.stdout.write(f"{done}: {arg}\n")
+        except (KrmError, OSError) as exc:
+            code = _error("approve", exc)
     return code
 
 

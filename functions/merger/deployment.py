@@ -21,7 +21,7 @@ from krmfn.tko.merge import merge_planned, plan
 
 from krmlib import Items, KrmError, KubeObject, Package, is_kptfile, read_package, write_package
 
-from .package import copy_package, read_inputs
+from .package import read_inputs, template_files
 
 
 class CreateOptions:
@@ -62,7 +62,9 @@ class CreateOptions:
 def create(template: str | Path, out_dir: Path, options: CreateOptions) -> None:
     """Check and compute everything first; only then copy the template and write files."""
     template_dir, catalog = _template_folder(template, options.catalog)
-    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+    stale = out_dir.is_dir() and not out_dir.is_symlink() and any(out_dir.iterdir())
+    in_the_way = out_dir.exists() and (not out_dir.is_dir() or stale)
+    if in_the_way and not (stale and _partial_copy(out_dir, template_dir)):
         raise KrmError(f"{out_dir} exists and is not an empty folder")
     if out_dir.resolve().is_relative_to(template_dir.resolve()):
         raise KrmError(f"{out_dir} is inside the template {template_dir}")
@@ -88,8 +90,27 @@ def create(template: str | Path, out_dir: Path, options: CreateOptions) -> None:
         deployment.annotations[PREPARED] = TRUE
     if options.approved:
         deployment.annotations[APPROVED] = TRUE
-    copy_package(template_dir, out_dir)
-    write_package(out_dir, items, package.files)
+    if out_dir.is_dir():  # empty, or a killed older create's partial copy: made again whole
+        import shutil
+
+        shutil.rmtree(out_dir)
+    # The new package is built aside and appears whole (krmlib's crash-safe writer).
+    write_package(out_dir, items, package.files, files=template_files(template_dir))
+
+
+def _partial_copy(out_dir: Path, template_dir: Path) -> bool:
+    """``out_dir`` holds nothing but byte-identical copies of some of the template's files:
+    what an older version's ``create`` killed mid-copy left (nothing in it is anyone's work),
+    made again whole."""
+    import os
+
+    for current, _dirs, files in os.walk(out_dir, followlinks=False):
+        for name in files:
+            rel = os.path.relpath(os.path.join(current, name), out_dir)
+            mine = template_dir / rel
+            if not mine.is_file() or mine.read_bytes() != Path(current, name).read_bytes():
+                return False
+    return True
 
 
 def _template_folder(template: str | Path, catalog: Path | None) -> tuple[Path, Path | None]:

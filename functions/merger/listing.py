@@ -11,7 +11,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import yaml
-from krmfn.tko import find_deployment, is_approved, is_prepared, metadata_of
+from krmfn.tko import (
+    find_deployment,
+    is_approved,
+    is_deployment_package,
+    is_prepared,
+    metadata_of,
+)
 
 from krmlib import KrmError, read_package
 
@@ -19,13 +25,14 @@ USAGE = """usage: krmfn deployments list ROOT [--prepared | --unprepared]
          [--approved | --unapproved] [--template PATTERN] [--site PATTERN] [--parent ID]
          [--metadata K=PATTERN]... [--catalog DIR] [-o table|yaml|json]
 
-Every deployment package under ROOT (a folder with a Kptfile and a deployment.nephio.org
-Deployment resource; the catalog, ROOT/catalog unless --catalog says otherwise, and hidden
-folders are skipped), with its id (folder relative to ROOT), template, site, parent, prepared
-and approved state and metadata (the Deployment's spec.metadata, overridden by the package's
-metadata.nephio.org resources). Filters combine: --template and --site take TKO's id patterns
-(`*` within one path segment, `**` across `/` and `:`), --metadata a value pattern (`*` any
-text), --parent an exact parent id.
+Every deployment package under ROOT (a folder with a Kptfile that runs the preparer or holds
+a deployment.nephio.org Deployment resource, as krmfn prepare-all finds them; the catalog,
+ROOT/catalog unless --catalog says otherwise, and hidden folders are skipped), with its id
+(folder relative to ROOT), template, site, parent, prepared and approved state and metadata
+(the Deployment's spec.metadata, overridden by the package's metadata.nephio.org resources).
+Filters combine: --template and --site take TKO's id patterns (`*` within one path segment,
+`**` across `/` and `:`), --metadata a value pattern (`*` any text), --parent an exact parent
+id. A package that cannot be read is an error on stderr (the others are listed; exit 1).
 """
 
 
@@ -86,7 +93,9 @@ def value_pattern(pattern: str) -> re.Pattern[str]:
     return re.compile(".*".join(re.escape(part) for part in pattern.split("*")), re.S)
 
 
-def rows_under(root: Path, catalog: Path | None) -> list[Row]:
+def rows_under(root: Path, catalog: Path | None, errors: list[str] | None = None) -> list[Row]:
+    """The deployment packages under ``root``; a package that cannot be read goes to
+    ``errors`` (raised when no list is given)."""
     rows = []
     skip = catalog.resolve() if catalog is not None else None
     for kptfile in sorted(root.rglob("Kptfile")):
@@ -96,11 +105,17 @@ def rows_under(root: Path, catalog: Path | None) -> list[Row]:
             continue
         if skip is not None and folder.resolve().is_relative_to(skip):
             continue
-        objects = read_package(folder, subpackages=False)
-        deployment = find_deployment(objects)
-        if deployment is None:
+        try:
+            objects = read_package(folder, subpackages=False)
+            if not is_deployment_package(objects):
+                continue
+        except KrmError as exc:
+            if errors is None:
+                raise
+            errors.append(f"{rel.as_posix() or '.'}: {exc}")
             continue
-        spec = deployment.get("spec") or {}
+        deployment = find_deployment(objects)
+        spec = (deployment.get("spec") if deployment is not None else None) or {}
         spec = spec if isinstance(spec, dict) else {}
         own_metadata = spec.get("metadata") if isinstance(spec.get("metadata"), dict) else {}
         metadata = {str(k): str(v) for k, v in (own_metadata or {}).items()}
@@ -111,8 +126,8 @@ def rows_under(root: Path, catalog: Path | None) -> list[Row]:
                 template=str(spec.get("templateId") or ""),
                 site=str(spec.get("siteId") or ""),
                 parent=str(spec.get("parentDeploymentId") or ""),
-                prepared=is_prepared(deployment),
-                approved=is_approved(deployment),
+                prepared=deployment is not None and is_prepared(deployment),
+                approved=deployment is not None and is_approved(deployment),
                 metadata=dict(sorted(metadata.items())),
             )
         )
@@ -204,18 +219,22 @@ def main(argv: list[str]) -> int:
         sys.stderr.write(f"krmfn deployments list: {opts.root} is not a folder\n")
         return 2
     catalog = Path(opts.catalog) if opts.catalog else root / "catalog"
+    errors: list[str] = []
     try:
-        rows = selected(rows_under(root, catalog if catalog.is_dir() else None), opts, wanted)
-    except KrmError as exc:
+        found = rows_under(root, catalog if catalog.is_dir() else None, errors)
+    except (KrmError, OSError) as exc:
         sys.stderr.write(f"krmfn deployments list: error: {exc}\n")
         return 1
+    rows = selected(found, opts, wanted)
+    for error in errors:
+        sys.stderr.write(f"krmfn deployments list: error: {error}\n")
     if opts.output == "table":
         write_table(rows)
     elif opts.output == "json":
         sys.stdout.write(json.dumps([r.to_dict() for r in rows], indent=2) + "\n")
     else:
         sys.stdout.write(yaml.safe_dump([r.to_dict() for r in rows], sort_keys=False))
-    return 0
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":

@@ -5,12 +5,11 @@ Reading and writing the package itself is krmlib's (``krmlib.Package``)."""
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from krmlib import KrmError, KubeObject, read_objects, safe_target
+from krmlib import KrmError, KubeObject, read_objects
 
 
 def read_inputs(paths: Iterable[Path]) -> list[KubeObject]:
@@ -30,11 +29,11 @@ def read_inputs(paths: Iterable[Path]) -> list[KubeObject]:
     return objects
 
 
-def copy_package(source: Path, target: Path) -> None:
-    """Copy the folder ``source`` into ``target``: folders and regular files only. A symbolic
-    link or a special file in ``source`` is refused before anything is copied (a link could
-    make the copy read or write outside both folders)."""
-    plan: list[tuple[str, bool]] = []  # (relative path, is a folder)
+def template_files(source: Path) -> dict[str, bytes]:
+    """The files of the template folder ``source`` to copy (relative path: bytes): folders and
+    regular files only. A symbolic link or a special file in ``source`` is refused before
+    anything is written (a link could make the copy read or write outside both folders)."""
+    found: dict[str, bytes] = {}
     for current, dirs, files in os.walk(source, followlinks=False):
         for name in sorted(dirs + files):
             full = Path(current) / name
@@ -44,12 +43,6 @@ def copy_package(source: Path, target: Path) -> None:
                 raise KrmError(f"template {source}: {rel} is a symbolic link; refused")
             if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
                 raise KrmError(f"template {source}: {rel} is not a regular file; refused")
-            plan.append((rel, stat.S_ISDIR(mode)))
-    target.mkdir(parents=True, exist_ok=True)
-    for rel, is_dir in sorted(plan):
-        destination = safe_target(target, rel)
-        if is_dir:
-            destination.mkdir(exist_ok=True)
-        else:
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source / rel, destination, follow_symlinks=False)
+            if stat.S_ISREG(mode):
+                found[rel] = full.read_bytes()
+    return found
