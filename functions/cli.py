@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import importlib
 import sys
@@ -42,6 +43,27 @@ def usage() -> str:
     )
 
 
+def _quiet_stdout() -> None:
+    """stdout becomes /dev/null: what is left in its buffer goes nowhere, and the flush at exit
+    does not fail a second time."""
+    import os
+
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def _flushed(command: str) -> bool:
+    """stdout written out; when it refuses (a full disk, ``> /dev/full``): one message on
+    stderr, no traceback at exit."""
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        _quiet_stdout()
+        sys.stderr.write(f"krmfn {command}: error: cannot write the output: {exc.strerror}\n")
+        return False
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
@@ -60,7 +82,14 @@ def main(argv: list[str] | None = None) -> int:
         return BY_NAME[command].main(rest)
     if command in COMMANDS:
         module = importlib.import_module(COMMANDS[command][0])
-        return int(module.main([command, *rest]))
+        try:
+            code = int(module.main([command, *rest]))
+        except OSError as exc:  # an I/O error (stdout refused mid-way): a message, exit 1
+            _quiet_stdout()
+            where = f"{exc.filename}: " if exc.filename else "cannot write the output: "
+            sys.stderr.write(f"krmfn {command}: error: {where}{exc.strerror or exc}\n")
+            return 1
+        return code if _flushed(command) else 1
     known = [*BY_NAME, *COMMANDS, "help"]
     close = difflib.get_close_matches(command, known, n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -165,7 +166,8 @@ def run(
         rl = ResourceList()
         rl.results.error(internal_error(exc))
         pieces = list(rl.pieces())
-    _write_pieces(pieces)
+    if not _write_pieces(pieces):
+        return 1
     return 1 if rl.results.has_errors else 0
 
 
@@ -180,12 +182,24 @@ def _write(text: str) -> None:
     _write_pieces([text])
 
 
-def _write_pieces(pieces: Iterable[str | Span]) -> None:
+def _write_pieces(pieces: Iterable[str | Span]) -> bool:
+    """Write to stdout; False (and one message on stderr, no traceback) when stdout refuses (a
+    full disk, ``> /dev/full``, a closed pipe)."""
     out = sys.stdout.buffer
-    for piece in pieces:
-        text = piece if isinstance(piece, str) else piece[0][piece[1] : piece[2]]
-        out.write(text.encode("utf-8"))
-    out.flush()
+    try:
+        for piece in pieces:
+            text = piece if isinstance(piece, str) else piece[0][piece[1] : piece[2]]
+            out.write(text.encode("utf-8"))
+        out.flush()
+    except OSError as exc:
+        # What is left in the buffer goes nowhere: stdout becomes /dev/null, so the flush at
+        # exit does not fail a second time with a traceback.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "krmfn"
+        sys.stderr.write(f"{name}: error: cannot write the output: {exc.strerror or exc}\n")
+        return False
+    return True
 
 
 def _run_files(

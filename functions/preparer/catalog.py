@@ -104,7 +104,7 @@ class Catalog:
 
 # A folder's entries and the warnings reading it gave, while a command reads the catalog once
 # for every package (``cached_catalogs``); outside it every call reads the folder.
-_Read = tuple[list[CatalogEntry], list[tuple[str, str]]]
+_Read = tuple[list[CatalogEntry], list[tuple[str, str, bool]]]  # (message, file, is an error)
 _CACHE: ContextVar[dict[Path, _Read] | None] = ContextVar("krmfn_catalog_cache", default=None)
 
 
@@ -154,8 +154,11 @@ def _cached_entries(
         if cache is not None:
             cache[key] = read
     entries, warnings = read
-    for message, file in warnings:
-        results.warning(message, file=file)
+    for message, file, error in warnings:
+        if error:
+            results.error(message, file=file)
+        else:
+            results.warning(message, file=file)
     return entries
 
 
@@ -170,12 +173,18 @@ def _folder_entries(folder: Path, templates: Mapping[str, CatalogEntry]) -> _Rea
             roots.append(pkg)
             outermost.add(pkg)
     entries = []
-    warnings: list[tuple[str, str]] = []
+    warnings: list[tuple[str, str, bool]] = []
     for pkg in roots:
         try:
             objects = read_package(pkg)
         except KrmError as exc:
-            warnings.append((f"catalog package {pkg.name} skipped: {exc}", str(pkg.name)))
+            # A file that cannot be read (an I/O error) is an error: the entry is not "missing".
+            # A malformed package is skipped with a warning.
+            unreadable = str(exc).startswith("cannot read")
+            verb = "cannot be read" if unreadable else "skipped"
+            warnings.append(
+                (f"catalog package {pkg.name} {verb}: {exc}", str(pkg.name), unreadable)
+            )
             continue
         kptfile = next((o for o in objects if is_kptfile(o) and o.path == "Kptfile"), None)
         labels = dict(kptfile.labels) if kptfile is not None else {}
@@ -191,6 +200,7 @@ def _folder_entries(folder: Path, templates: Mapping[str, CatalogEntry]) -> _Rea
                         f"catalog package {pkg.name}: its template {base_id} "
                         f"({ANN_CATALOG_TEMPLATE}) is not in the catalog; skipped",
                         str(pkg.name),
+                        False,
                     )
                 )
                 continue
