@@ -239,14 +239,16 @@ def pending_name(name: str) -> str:
     return f".{name}{PENDING_MARK}"
 
 
-def remove_leftovers(root: str | os.PathLike[str]) -> list[str]:
+def remove_leftovers(root: str | os.PathLike[str], *, recursive: bool = True) -> list[str]:
     """Clean up what a killed run left under ``root`` (symbolic links not followed, ``.git``
-    folders not entered): temporary files and unpublished holder folders are removed; pending
-    files of a published folder get their names (see :class:`NewFolder`). Returns the paths
-    handled. Call it holding the tree's lock (:func:`tree_lock`): a running writer's
-    temporaries look the same."""
+    folders not entered; ``recursive=False``: ``root``'s own entries only): temporary files
+    and unpublished holder folders are removed; pending files of a published folder get their
+    names (see :class:`NewFolder`). Returns the paths handled. Call it holding the tree's lock
+    (:func:`tree_lock`): a running writer's temporaries look the same."""
     handled: list[str] = []
     for current, dirs, files in os.walk(os.fspath(root), followlinks=False):
+        if not recursive and current != os.fspath(root):
+            break
         pending = sorted(
             (n for n in files if n.startswith(".") and n.endswith(PENDING_MARK)),
             key=lambda n: n != pending_name("Kptfile"),

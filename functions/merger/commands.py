@@ -9,7 +9,7 @@ from pathlib import Path
 
 from krmfn.tko import APPROVED, TRUE, find_deployment, is_approved, is_prepared
 
-from krmlib import KrmError, KubeObject, Package, ResourceList, tree_lock
+from krmlib import KrmError, KubeObject, Package, ResourceList, remove_leftovers, tree_lock
 
 USAGE = """krmfn deployment create TEMPLATE [--catalog DIR] [--merge FILE...] [--stdin]
                                [--site ID] [--parent DIR] [--metadata K=V]...
@@ -115,6 +115,10 @@ def create_main(args: list[str]) -> int:
         parent.mkdir(parents=True, exist_ok=True)
         # One writer per tree: the folder the new package goes in.
         with tree_lock(parent, wait=not opts.no_wait, on_wait=lambda: _waiting("create", parent)):
+            # What a killed create left: its holder removed, a published package finished.
+            remove_leftovers(parent, recursive=False)
+            if out.is_dir():
+                remove_leftovers(out)
             _create(opts, paths, merges, metadata, stdin)
     except (KrmError, OSError) as exc:
         return _error("create", exc)
@@ -196,6 +200,7 @@ def approve_main(args: list[str]) -> int:
                 raise KrmError(f"{folder}: not a package folder")
             # One writer per tree: the package approved.
             with tree_lock(folder, wait=wait, on_wait=partial(_waiting, "approve", folder)):
+                remove_leftovers(folder)  # what a killed run left in the package
                 done = approve(folder)
             sys.stdout.write(f"{done}: {arg}\n")
         except (KrmError, OSError) as exc:
