@@ -134,7 +134,7 @@ class Outcome:
         self.errors: list[str] = [] if errors is None else errors
         self.seconds = seconds
         self.ran = ran
-        self.found = False  # it holds a Deployment resource
+        self.found = False  # it holds a Deployment resource with its templateId
 
     def to_dict(self) -> dict[str, Any]:
         """The package's entry in ``-o json`` and ``-o yaml``."""
@@ -204,7 +204,9 @@ def _describe(outcome: Outcome, deployment: KubeObject | None) -> None:
     outcome.site = str(spec.get("siteId", "-"))
     outcome.prepared = deployment is not None and is_prepared(deployment)
     outcome.approved = deployment is not None and is_approved(deployment)
-    outcome.found = deployment is not None
+    # A Deployment as create or a Placement makes it (with its templateId): a child listed by
+    # a Placement without one was half made (a kill of an older version), see _missing_children.
+    outcome.found = deployment is not None and outcome.template != "-"
 
 
 def prepare_package(task: Task) -> Outcome:
@@ -541,15 +543,15 @@ def prepare_all(
             del last[folder]
         summary.passes = number
         progress.say(f"pass {number}: {len(tasks)} package(s) run, {changed} changed")
-        # Packages without a Deployment: if a parent lists one as its child, it is half made
-        # (an older version killed mid-run); the parents look again in the next pass.
+        # Packages without a made Deployment: if a parent lists one as its child, it is half
+        # made (an older version killed mid-run); the parents look again in the next pass.
         now = frozenset(f for f, o in last.items() if not o.found and not o.errors)
-        grown = now - empty
+        known = set(folders)
+        again = {a for f in now - empty for a in f.parents if a in known}
         empty = now
-        for folder in grown:
-            for above in folder.parents:
-                seen.pop(above, None)
-        if (changed == 0 and not grown) or check:
+        for folder in again:
+            seen.pop(folder, None)
+        if (changed == 0 and not again) or check:
             break
     else:
         summary.converged = False
