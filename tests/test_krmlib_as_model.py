@@ -11,10 +11,11 @@ import pytest
 from krmlib import KrmError
 from tests.test_krmlib_object import obj
 
-pydantic = pytest.importorskip(
+pytest.importorskip(
     "pydantic", reason="pydantic is the optional extra krmfn[pydantic], not installed here"
 )
-BaseModel, ConfigDict = pydantic.BaseModel, pydantic.ConfigDict
+
+from pydantic import BaseModel, ConfigDict
 
 
 class Container(BaseModel):
