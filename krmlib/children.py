@@ -558,9 +558,21 @@ class ChildSync:
         self._removed = set()
 
     def _emit(self, anchor: KubeObject, out: list[KubeObject]) -> None:
-        for child in self._inserts.pop(id(anchor), []):
+        """``anchor``'s new children, each followed by its own (with ``in_desired_order`` each
+        new child anchors the next: a chain as long as the children, so a stack, no recursion)."""
+        pending = self._inserts.pop(id(anchor), None)
+        if pending is None:
+            return
+        stack = [iter(pending)]
+        while stack:
+            child = next(stack[-1], None)
+            if child is None:
+                stack.pop()
+                continue
             out.append(child)
-            self._emit(child, out)
+            nested = self._inserts.pop(id(child), None)
+            if nested is not None:
+                stack.append(iter(nested))
 
 
 def _stand_in(key: OwnerKey) -> KubeObject:
