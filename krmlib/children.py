@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Literal, NamedTuple, Protocol
 
+from ._storage import of
 from .collection import Items
 from .errors import KrmError
 from .object import KubeObject
@@ -488,7 +489,7 @@ class ChildSync:
         if not self.new_as_text:
             return want
         as_text = KubeObject.from_item(want.to_item())
-        as_text._header = (want.api_version, want.kind, want.name, want.namespace)
+        of(as_text).header = (want.api_version, want.kind, want.name, want.namespace)
         return as_text
 
     def _update(self, have: KubeObject, want: KubeObject) -> Action:

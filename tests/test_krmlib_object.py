@@ -13,6 +13,7 @@ from krmlib import (
     format_path,
     parse_path,
 )
+from krmlib._storage import of
 
 DOC = """\
 # head comment
@@ -248,7 +249,7 @@ def test_release_forgets_what_reading_parsed_and_keeps_edits() -> None:
     obj = KubeObject.from_yaml("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n")
     assert obj.get("metadata.name") == "cm" and dict(obj.annotations) == {}
     obj.release()
-    assert obj._plain is None and not obj._scanned
+    assert of(obj).plain is None and not of(obj).scanned
     assert obj.get("metadata.name") == "cm"  # parsed again
     obj.labels["a"] = "b"
     obj.release()
@@ -300,7 +301,7 @@ def test_an_item_edited_in_place_keeps_its_span_and_reads_its_edit() -> None:
     assert not first.is_local_config
     first.annotations["config.kubernetes.io/local-config"] = "true"
     assert first.is_local_config  # read from the edit, not the input's span
-    assert first._patch is not None  # the input is not copied for the edit
+    assert of(first).patch is not None  # the input is not copied for the edit
     pieces = list(rl.pieces())
     assert any(isinstance(p, tuple) for p in pieces)
     edited = (
