@@ -85,25 +85,21 @@ class KubeObject:
 
     # --- header ----------------------------------------------------------------------------
 
-    def _head(self) -> tuple[str, str, str, str]:
-        """(apiVersion, kind, name, namespace), cached until the next write."""
-        return self._store.head()
-
     @property
     def api_version(self) -> str:
-        return self._head()[0]
+        return self._store.head()[0]
 
     @property
     def kind(self) -> str:
-        return self._head()[1]
+        return self._store.head()[1]
 
     @property
     def name(self) -> str:
-        return self._head()[2]
+        return self._store.head()[2]
 
     @property
     def namespace(self) -> str:
-        return self._head()[3]
+        return self._store.head()[3]
 
     @property
     def group(self) -> str:
