@@ -19,6 +19,11 @@ the binding raises is a stand-in (a ``yaml.MarkedYAMLError`` or ``yaml.YAMLError
 fields and message), so krmlib catches those two, never the per-module classes. When PyYAML is
 already imported, the binding is used as it is.
 
+Every step of this may fail safe: if loading the package without its ``__init__`` fails in any way
+(a PyYAML whose layout changed, say), what it left in ``sys.modules`` goes and a plain ``import
+yaml`` is used; if PyYAML has no libyaml binding at all, :data:`CParser` is PyYAML's pure-Python
+parser with the same methods (slower, same events), and :data:`FALLBACK` says which.
+
 ``tests/test_libyaml.py`` checks both paths give the same values and messages and that PyYAML works
 as usual afterwards; ``tests/test_startup_imports.py`` that a function's start-up does not run it.
 """
@@ -60,19 +65,57 @@ def _reader_error(base: type) -> type:
     return type("ReaderError", (base,), namespace)
 
 
-def _load() -> ModuleType:
-    """``yaml._yaml``: the binding as loaded, or loaded now without PyYAML's ``__init__``."""
-    if "yaml" in sys.modules:
+def _load() -> tuple[ModuleType, str]:
+    """``yaml._yaml``: the binding as loaded, or loaded now without PyYAML's ``__init__``; on
+    any failure of that shortcut, through a plain ``import yaml`` (see :func:`_plain`). With
+    how: "" (the binding), "import" (the shortcut failed) or "python" (no binding)."""
+    if "yaml" in sys.modules:  # PyYAML imported already: its binding as it is
+        return _plain("")
+    before = {name for name in sys.modules if name == "yaml" or name.startswith("yaml.")}
+    try:
+        return _shortcut(), ""
+    except Exception:
+        for name in [n for n in sys.modules if n == "yaml" or n.startswith("yaml.")]:
+            if name not in before:
+                del sys.modules[name]
+        return _plain("import")
+
+
+def _plain(how: str) -> tuple[ModuleType, str]:
+    """The binding after a plain ``import yaml``; without one, a module whose ``CParser`` is
+    PyYAML's pure-Python reader, scanner, parser and composer (the binding's methods)."""
+    try:
         import yaml._yaml
 
-        return yaml._yaml
+        return yaml._yaml, how
+    except ImportError:
+        pass
+    from yaml.composer import Composer
+    from yaml.parser import Parser
+    from yaml.reader import Reader
+    from yaml.scanner import Scanner
+
+    class PyParser(Reader, Scanner, Parser, Composer):
+        """The libyaml binding's CParser, in pure Python."""
+
+        def __init__(self, stream: Any) -> None:
+            Reader.__init__(self, stream)
+            Scanner.__init__(self)
+            Parser.__init__(self)
+            Composer.__init__(self)
+
+    module = ModuleType("krmlib._pyparser")
+    module.CParser = PyParser  # type: ignore[attr-defined]
+    return module, "python"
+
+
+def _shortcut() -> ModuleType:
+    """``yaml._yaml`` loaded without PyYAML's ``__init__`` (raises when that cannot be done)."""
     from importlib.util import find_spec, module_from_spec
 
     spec = find_spec("yaml")
     if spec is None or spec.loader is None or not spec.submodule_search_locations:
-        import yaml._yaml  # not the package we know: let the import say what is wrong
-
-        return yaml._yaml
+        raise ImportError("yaml is not the package we know")
     package = module_from_spec(spec)
     sys.modules["yaml"] = package
     stand_ins: list[tuple[str, type]] = []
@@ -89,7 +132,7 @@ def _load() -> ModuleType:
             setattr(holder, cls.__name__, cls)
             setattr(package, module, holder)
         binding: ModuleType = __import__("yaml._yaml", fromlist=["CParser"])
-    except BaseException:  # no libyaml binding, say: as `import yaml._yaml` would fail
+    except BaseException:  # no libyaml binding, say: _load falls back to a plain import
         del sys.modules["yaml"]
         raise
     finally:
@@ -109,7 +152,7 @@ def _load() -> ModuleType:
     return binding
 
 
-_binding = _load()
+_binding, FALLBACK = _load()  # FALLBACK: "" (libyaml), "import" or "python" (see _load)
 _events = sys.modules["yaml.events"]
 _nodes = sys.modules["yaml.nodes"]
 _error = sys.modules["yaml.error"]

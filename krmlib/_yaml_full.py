@@ -8,8 +8,8 @@ import re
 from typing import Any
 
 import yaml
-from yaml.cyaml import CParser  # type: ignore[attr-defined]
 
+from ._libyaml import CParser
 from .errors import InputError
 
 
@@ -70,7 +70,7 @@ Constructor.add_constructor(  # type: ignore[type-var]
 )
 
 
-class CoreLoader(CParser, Constructor, Resolver12):
+class CoreLoader(CParser, Constructor, Resolver12):  # type: ignore[misc]
     """libyaml's parser (the pinned PyYAML wheel ships it) with our constructor and resolver."""
 
     def __init__(self, stream: str) -> None:

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Literal, NamedTuple, Protocol
 
+from ._storage import of
 from .collection import Items
 from .errors import KrmError
 from .object import KubeObject
@@ -488,7 +489,7 @@ class ChildSync:
         if not self.new_as_text:
             return want
         as_text = KubeObject.from_item(want.to_item())
-        as_text._header = (want.api_version, want.kind, want.name, want.namespace)
+        of(as_text).header = (want.api_version, want.kind, want.name, want.namespace)
         return as_text
 
     def _update(self, have: KubeObject, want: KubeObject) -> Action:
@@ -558,9 +559,21 @@ class ChildSync:
         self._removed = set()
 
     def _emit(self, anchor: KubeObject, out: list[KubeObject]) -> None:
-        for child in self._inserts.pop(id(anchor), []):
+        """``anchor``'s new children, each followed by its own (with ``in_desired_order`` each
+        new child anchors the next: a chain as long as the children, so a stack, no recursion)."""
+        pending = self._inserts.pop(id(anchor), None)
+        if pending is None:
+            return
+        stack = [iter(pending)]
+        while stack:
+            child = next(stack[-1], None)
+            if child is None:
+                stack.pop()
+                continue
             out.append(child)
-            self._emit(child, out)
+            nested = self._inserts.pop(id(child), None)
+            if nested is not None:
+                stack.append(iter(nested))
 
 
 def _stand_in(key: OwnerKey) -> KubeObject:

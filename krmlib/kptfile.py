@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal, NamedTuple
 
 from . import _emit, _yaml
+from ._storage import of
 from .object import KubeObject
 
 Status = Literal["True", "False", "Unknown"]
@@ -217,7 +218,7 @@ class Conditions:
         new = [item for item in self._raw[self._written :] if item is not None]
         if any(not isinstance(item, str) for item in new):
             return False
-        if kptfile._node is not None or kptfile._text is None:
+        if not of(kptfile).has_text():
             return False  # a round-trip tree: no splice
         if self._written and kptfile.get(self._PATH) != self._raw[: self._written]:
             return False  # an entry of the input changed or removed (or the Kptfile was edited)
@@ -228,19 +229,18 @@ class Conditions:
             return False
         at, head, indent = point
         del self._raw[self._written :]  # the texts are the Kptfile's now
-        kptfile._splice_insert(self._PATH, at, _pieces(head, new, self._indent, indent))
+        of(kptfile).splice_insert(self._PATH, at, _pieces(head, new, self._indent, indent))
         self._stale = True
         return True
 
     def _append_point(self) -> tuple[int, str, int] | None:
         kptfile = self.kptfile
-        if kptfile is None or kptfile._node is not None or kptfile._text is None:
+        if kptfile is None or not of(kptfile).has_text():
             return None
         from ._splice import list_append_point
 
-        return list_append_point(
-            kptfile._src, kptfile._src_form == "item", self._PATH, self._written > 0
-        )
+        store = of(kptfile)
+        return list_append_point(store.src, store.is_item, self._PATH, self._written > 0)
 
 
 def _pieces(head: str, entries: list[str], old: int, new: int) -> tuple[str, ...]:

@@ -33,13 +33,26 @@ def validate_model(
     prefix: str = "",
     error: type[KrmError] = KrmError,
 ) -> M:
-    """``model.model_validate(data)``; the first failure becomes a KrmError naming its field."""
-    from pydantic import ValidationError
+    """``model.model_validate(data)``; the first failure becomes a KrmError naming its field.
+    ``model`` is a krmlib record or a pydantic model (pydantic: the optional extra
+    ``krmfn[pydantic]``, imported only for a model that is not a record)."""
+    from .schema import Record, RecordError
 
+    failures: tuple[type[Exception], ...] = (RecordError,)
+    if not (isinstance(model, type) and issubclass(model, Record)):
+        try:
+            from pydantic import ValidationError
+        except ImportError:
+            raise ImportError(
+                f"{getattr(model, '__name__', model)} is not a krmlib record, and pydantic (the "
+                "optional extra krmfn[pydantic]) is not installed"
+            ) from None
+        failures = (RecordError, ValidationError)
     try:
         return model.model_validate(data)  # type: ignore[attr-defined,no-any-return]
-    except ValidationError as exc:
-        raise error(describe(exc, prefix), obj=obj, field=_first_field(exc, prefix)) from None
+    except failures as exc:
+        failed = typing.cast("ValidationError | RecordError", exc)
+        raise error(describe(failed, prefix), obj=obj, field=_first_field(failed, prefix)) from None
 
 
 def validation_errors(
@@ -112,7 +125,7 @@ def _field_names(model: type[Any], loc: Sequence[Any]) -> list[str]:
     return [info.alias or name for name, info in fields.items()]
 
 
-def describe(exc: ValidationError, prefix: str = "") -> str:
+def describe(exc: ValidationError | RecordError, prefix: str = "") -> str:
     """Every failure in one line: ``field: message; field: message``."""
     return "; ".join(
         f"{field}: {message}" if field else message
@@ -120,7 +133,7 @@ def describe(exc: ValidationError, prefix: str = "") -> str:
     )
 
 
-def _first_field(exc: ValidationError, prefix: str) -> str | None:
+def _first_field(exc: ValidationError | RecordError, prefix: str) -> str | None:
     errors = validation_errors(exc, prefix)
     return errors[0][0] if errors else None
 

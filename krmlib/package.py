@@ -30,6 +30,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import _yaml
+from ._storage import of
 from ._yaml import MAX_INPUT, check_bounds
 from .collection import is_kptfile
 from .errors import InputError, KrmError
@@ -383,7 +384,7 @@ def read_package(
 
 
 def _annotate(obj: KubeObject, rel: str, index: int, package: str | None) -> None:
-    fresh = obj._node is None and obj._text is not None and not _LOCATION.search(obj._src)
+    fresh = of(obj).has_text() and not _LOCATION.search(of(obj).src)
     annotations = obj.annotations
     annotations[ANN_PATH] = rel
     if not (fresh and _insert_after_path(obj, rel, str(index))):
@@ -404,9 +405,9 @@ def _insert_after_path(obj: KubeObject, rel: str, index: str) -> bool:
     four annotations on every item)."""
     from ._splice import render_scalar
 
-    if obj._node is not None or obj._text is None:
+    if not of(obj).has_text():
         return False
-    src = obj._src
+    src = of(obj).src
     found = list(_PATH_LINE.finditer(src))
     rendered = render_scalar(index)
     end = src.find("\n", found[0].end()) + 1 if len(found) == 1 else 0
@@ -429,20 +430,16 @@ def _insert_after_path(obj: KubeObject, rel: str, index: str) -> bool:
 
 
 def _set_text(obj: KubeObject, text: str) -> None:
-    obj._src = text
-    obj._plain = None
-    obj._header = None
-    obj._scanned = {}
-    obj._spliced = True
+    of(obj).replace_text(text)
 
 
 def _insert_package_path(obj: KubeObject, package: str) -> bool:
     """The package-path annotation written into the item's text next to its path annotation, as
     kpt writes it (single-quoted): an absolute path is no simple scalar for the text splicer, and
     the round trip would parse every item of the tree."""
-    if obj._node is not None or obj._text is None or not _PLAIN_PATH.fullmatch(package):
+    if not of(obj).has_text() or not _PLAIN_PATH.fullmatch(package):
         return False
-    src = obj._src
+    src = of(obj).src
     found = list(_PATH_LINE.finditer(src))
     if len(found) != 1:
         return False

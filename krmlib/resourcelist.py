@@ -14,10 +14,10 @@ import re
 from collections.abc import Iterator
 from typing import Any, Literal
 
-from . import _background, _emit, _syntax, _yaml
+from . import _background, _emit, _storage, _syntax, _yaml
 from .collection import Items
 from .errors import InputError, KrmError, internal_error
-from .object import KubeObject, doc_to_item
+from .object import KubeObject, doc_to_item, span_object
 from .pkgpath import check_path_annotations
 from .results import Result, Results
 
@@ -113,8 +113,7 @@ class ResourceList:
         matched = len(heads) == len(rl.items)
         if matched:
             for obj, head in zip(rl.items, heads, strict=True):
-                if obj._header is None and not obj.changed:
-                    obj._header = head.header()
+                _storage.of(obj).offer_header(head.header())
         for index, obj in enumerate(rl.items):
             _check_item(obj, index)
         # The pass checked every path annotation as decoded (escapes, folded lines, flow maps);
@@ -162,9 +161,9 @@ class ResourceList:
             yield "items:\n"
             run: Span | None = None
             for obj in self.items:
-                span = obj._span_of_input()
+                span = _storage.of(obj).span_of_input()
                 # An item edited in place: the input before the edit, the edit, the input after.
-                patched = obj._patched_span() if span is None else None
+                patched = _storage.of(obj).patched_span() if span is None else None
                 if patched is not None:
                     span = patched[0]
                 if (
@@ -349,7 +348,7 @@ def _split_items(text: str, begin: int, end: int, rl: ResourceList, first_line: 
     for start, stop in itertools.pairwise(starts):
         if text.startswith("-\n", start) or (stop - start == 1 and text[start] == "-"):
             return False
-        obj = KubeObject._span(text, start, stop)  # the item's text stays in the input's
+        obj = span_object(text, start, stop)  # the item's text stays in the input's
         obj.input_line = line
         line += text.count("\n", start, stop)
         rl.items.append(obj)
@@ -378,7 +377,7 @@ def _parse_full(text: str) -> ResourceList:
         config = doc.get("functionConfig")
         if isinstance(config, dict) and config:
             rl.function_config = KubeObject(node=config)
-            rl.function_config._dirty = False
+            _storage.of(rl.function_config).mark_read()
         results = doc.get("results")
         if isinstance(results, list) and results:
             rl._input_results = doc_to_item_list(results)
@@ -424,7 +423,7 @@ def _node_object(node: Any, where: str) -> KubeObject:
     if not isinstance(node, dict):
         raise InputError(f"{where} is not a mapping")
     obj = KubeObject(node=node)
-    obj._dirty = False
+    _storage.of(obj).mark_read()
     return obj
 
 

@@ -74,8 +74,8 @@ class FieldInfo:
 
 
 def Field(
-    default: Any = MISSING,
     *,
+    default: Any = MISSING,
     alias: str | None = None,
     default_factory: Callable[[], Any] | None = None,
     min_length: int | None = None,
@@ -83,7 +83,7 @@ def Field(
     ge: float | None = None,
     le: float | None = None,
 ) -> Any:
-    """A field's default with an alias, a factory or constraints: ``x: int = Field(1, ge=0)``."""
+    """A field's default, alias, factory or constraints: ``x: int = Field(default=1, ge=0)``."""
     return FieldInfo(
         default,
         alias=alias,
@@ -202,8 +202,14 @@ def _schema(cls: Any) -> _Schema:
     return schema
 
 
+@typing.dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(Field,))
 class Record(metaclass=_RecordMeta):
-    """A frozen record of validated fields (see the module's documentation)."""
+    """A frozen record of validated fields (see the module's documentation).
+
+    The type checker sees a subclass as a frozen keyword-only dataclass (``dataclass_transform``,
+    PEP 681): ``Config(nmae="x")``, a missing required field or a value of the wrong type is an
+    error before the function runs; at run time the fields are checked as described above.
+    """
 
     def __init__(self, **data: Any) -> None:
         self.__dict__.update(type(self).model_validate(data).__dict__)

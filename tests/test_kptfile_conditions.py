@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from krmlib import Condition, Conditions, KubeObject, ResourceList
-from krmlib.object import item_to_doc
+from krmlib._storage import of
+from krmlib.object import item_to_doc, span_object
 
 
 class ValuesConditions:
@@ -145,7 +146,7 @@ def test_conditions_equal_setting_the_list_as_values(
     """On an item that is a span of the input, and on a document with its own text."""
     text = HEAD + tail
     fast, reference = (
-        (KubeObject._span(text, 0, len(text)), KubeObject._span(text, 0, len(text)))
+        (span_object(text, 0, len(text)), span_object(text, 0, len(text)))
         if as_span
         else (KubeObject.from_yaml(item_to_doc(text)), KubeObject.from_yaml(item_to_doc(text)))
     )
@@ -167,13 +168,14 @@ def test_a_list_that_only_grew_is_inserted_as_a_patch_of_the_span() -> None:
     """kpt's layout: the new entries are one insertion into the input's span (no copy of the
     item, no values), and the view answers from the Kptfile afterwards."""
     text = HEAD + '  status:\n    conditions:\n    - type: old\n      status: "True"\n  info: {}\n'
-    kptfile = KubeObject._span(text, 0, len(text))
+    kptfile = span_object(text, 0, len(text))
     conditions = Conditions(kptfile)
     for n in range(3):
         conditions.set(Condition(f"t{n}", "False", "why", f"created {n}"))
     conditions.flush()
-    assert kptfile._patch is not None
-    at, removed, inserted = kptfile._patch
+    patch = of(kptfile).patch
+    assert patch is not None
+    at, removed, inserted = patch
     assert (text[:at], removed) == (HEAD + text[len(HEAD) :].split("  info")[0], 0)
     assert "".join(inserted).startswith(
         '    - type: t0\n      status: "False"\n      reason: why\n'
@@ -185,7 +187,7 @@ def test_a_list_that_only_grew_is_inserted_as_a_patch_of_the_span() -> None:
 
 def test_unwritable_text_takes_the_values_way() -> None:
     """A message the small emitter is unsure of keeps its condition as values (round trip)."""
-    kptfile = KubeObject._span(HEAD, 0, len(HEAD))
+    kptfile = span_object(HEAD, 0, len(HEAD))
     conditions = Conditions(kptfile)
     conditions.set(Condition("t", "False", "", "naïve\tmessage"))
     conditions.flush()

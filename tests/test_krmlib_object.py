@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from pydantic import BaseModel, ConfigDict
 
 from krmlib import (
     FieldTypeError,
@@ -14,6 +13,7 @@ from krmlib import (
     format_path,
     parse_path,
 )
+from krmlib._storage import of
 
 DOC = """\
 # head comment
@@ -220,33 +220,6 @@ def test_local_config_and_owner_references() -> None:
     assert child.is_owned_by(owner)
 
 
-class Container(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    name: str
-    image: str | None = None
-    replicas: int = 1
-
-
-def test_typed_views_write_back_without_losing_comments() -> None:
-    o = obj()
-    container = o.as_model(Container, "spec.template.spec.containers[0]")
-    assert container.image == "nginx:1.25"
-    updated = container.model_copy(update={"image": "nginx:9"})
-    o.write_model(updated, "spec.template.spec.containers[0]")
-    out = o.to_yaml()
-    assert re.search(r'image: "nginx:9" +# pinned', out)
-    assert "replicas" not in out.split("containers:")[1]  # defaults the model added stay out
-    assert "value: 'on'" in out  # unknown (extra) fields kept as written
-
-
-def test_typed_view_errors_name_the_field() -> None:
-    o = obj()
-    with pytest.raises(KrmError) as err:
-        o.as_model(Container, "spec")
-    assert err.value.field == "spec.name"
-    assert err.value.obj is o
-
-
 def test_booleans_and_nulls_keep_their_spelling_on_edit() -> None:
     o = KubeObject.from_yaml(
         "apiVersion: v1\nkind: X\nmetadata:\n  name: x\nspec:\n  a: True\n  b: ~\n"
@@ -276,7 +249,7 @@ def test_release_forgets_what_reading_parsed_and_keeps_edits() -> None:
     obj = KubeObject.from_yaml("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n")
     assert obj.get("metadata.name") == "cm" and dict(obj.annotations) == {}
     obj.release()
-    assert obj._plain is None and not obj._scanned
+    assert of(obj).plain is None and not of(obj).scanned
     assert obj.get("metadata.name") == "cm"  # parsed again
     obj.labels["a"] = "b"
     obj.release()
@@ -328,7 +301,7 @@ def test_an_item_edited_in_place_keeps_its_span_and_reads_its_edit() -> None:
     assert not first.is_local_config
     first.annotations["config.kubernetes.io/local-config"] = "true"
     assert first.is_local_config  # read from the edit, not the input's span
-    assert first._patch is not None  # the input is not copied for the edit
+    assert of(first).patch is not None  # the input is not copied for the edit
     pieces = list(rl.pieces())
     assert any(isinstance(p, tuple) for p in pieces)
     edited = (
@@ -355,3 +328,21 @@ def test_may_mention_is_false_only_when_no_key_or_value_can_hold_the_word() -> N
     assert "specializer.nephio.org/owner" in escaped.annotations
     other.annotations["specializer.nephio.org/x"] = "y"  # edited: unsure from now on
     assert other.may_mention("specializer.nephio.org/")
+
+
+def test_as_model_takes_a_krmlib_record_without_pydantic() -> None:
+    from krmlib.schema import Record
+
+    class Container(Record):
+        name: str
+        image: str = ""
+        env: list[dict[str, str]] = []
+
+    o = obj()
+    found = o.as_model(Container, "spec.template.spec.containers[0]")
+    assert found == Container(
+        name="main", image="nginx:1.25", env=[{"name": "MODE", "value": "on"}]
+    )
+    with pytest.raises(KrmError) as err:
+        o.as_model(Container, "spec")
+    assert err.value.field == "spec.name"

@@ -30,6 +30,7 @@ from krmlib import (
     without_kpt_internal,
     write_package,
 )
+from krmlib._storage import of
 from krmlib.testing import kpt_source
 
 KPTFILE = "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n"
@@ -194,7 +195,7 @@ def test_without_annotations_edits_the_text_as_the_round_trip_writes_it(
     drop, values = {"nephio.org/rename"}, {"nephio.org/prepare": value, "absent": "x"}
     edited = without_annotations(obj, drop.__contains__, values)
     assert edited.to_yaml() == round_trip(obj, drop, values).to_yaml()
-    assert edited._node is None and "absent" not in edited.annotations
+    assert of(edited).node is None and "absent" not in edited.annotations
     assert obj.to_yaml() == text  # the original is left alone
 
 

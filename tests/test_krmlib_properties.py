@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from krmlib import KubeObject, ResourceList, _scalars, _splice, _yaml
+from krmlib._storage import of
 
 NAMES = st.from_regex(r"[a-z][a-z0-9-]{0,12}", fullmatch=True)
 KEYS = st.sampled_from(["app", "tier", "example.com/role", "krmfn.dev/x", "a", "n", "version"])
@@ -97,7 +98,7 @@ def test_split_equals_full_parse(texts: list[str]) -> None:
 def test_splice_equals_round_trip(text: str, edits: list[tuple[str, str, str]]) -> None:
     spliced = KubeObject(src=text, form="item")
     full = KubeObject(src=text, form="item")
-    full._tree()  # force the round-trip path
+    of(full).tree()  # force the round-trip path
     for section, key, value in edits:
         changed_a = spliced.set(("metadata", section, key), value)
         changed_b = full.set(("metadata", section, key), value)
@@ -206,7 +207,7 @@ def test_splice_of_growing_lists_and_new_blocks_equals_round_trip(
 ) -> None:
     spliced = KubeObject(src=text, form="item")
     full = KubeObject(src=text, form="item")
-    full._tree()
+    of(full).tree()
     conditions: list[dict[str, str]] = []
     for batch in batches:
         conditions = conditions + batch
@@ -338,7 +339,7 @@ def test_items_edited_in_place_are_written_as_their_own_text(
             a = rl.items[index].set(("metadata", section, key), value)
             b = owned[index].set(("metadata", section, key), value)
             assert a == b
-            assert rl.items[index]._src == owned[index]._src
+            assert of(rl.items[index]).src == of(owned[index]).src
     expected = _resource_list([obj.to_item() for obj in owned])
     assert rl.to_yaml() == expected
     for obj, own in zip(rl.items, owned, strict=True):

@@ -18,6 +18,7 @@ from krmlib import (
     Severity,
     run_text,
 )
+from krmlib._storage import of
 
 RL = """\
 apiVersion: config.kubernetes.io/v1
@@ -262,7 +263,7 @@ def test_unedited_items_are_spans_of_the_input_written_in_runs() -> None:
     )
     text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + items
     rl = ResourceList.parse(text)
-    assert all(obj._text is text for obj in rl.items)  # no copy of each item's text
+    assert all(of(obj).text is text for obj in rl.items)  # no copy of each item's text
     spans = [p for p in rl.pieces() if not isinstance(p, str)]
     assert len(spans) == 1 and spans[0][1:] == (text.index("- "), len(text))
     rl.items[10].labels["edited"] = "yes"

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from krmlib import ResourceList
+from krmlib._storage import of
 from krmlib.testing import kpt_source, read_tree, run_kpt
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,7 +41,7 @@ def test_parse_and_emit_are_exact_for_every_item() -> None:
     source = kpt_source(NASTY)
     rl = ResourceList.parse(source)
     assert len(rl.items) == 5
-    assert all(obj._src is not None for obj in rl.items)  # the fast path split them
+    assert all(of(obj).src is not None for obj in rl.items)  # the fast path split them
     assert rl.to_yaml() == source
     for obj in rl.items:  # reading an item never changes its text
         obj.to_dict()

@@ -9,6 +9,7 @@ krmlib has loaded the binding its own way.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -158,25 +159,74 @@ print(_yaml.to_plain(value))
     assert run.stdout == "{'a': '2024-01-02', 'b': ['2024-01-02T03:04:05']}\n"
 
 
-def test_without_the_libyaml_binding_the_import_fails_and_leaves_no_placeholder() -> None:
-    """A PyYAML built without libyaml: krmlib cannot read (as before, an ImportError), and the
-    placeholder package is not left behind for a later ``import yaml``."""
-    code = """
-import sys
-
+# Each shortcut of krmlib._libyaml fails safe: a ResourceList with comments, quotes, an anchor
+# (the full loader) and a syntax error read the same with the shortcut, after it failed, and
+# with no libyaml binding at all (PyYAML's pure-Python parser).
+_BLOCKERS = {
+    "": "",
+    # the shortcut itself fails (importlib.util.find_spec is what only it uses): a plain import
+    "import": """
+import importlib.util
+def broken(name, *args, **kwargs):
+    raise RuntimeError("a PyYAML of another layout")
+importlib.util.find_spec = broken
+""",
+    # a PyYAML built without libyaml: its pure-Python parser
+    "python": """
 class NoBinding:
     def find_spec(self, name, path=None, target=None):
         if name == "yaml._yaml":
             raise ImportError("no libyaml binding")
         return None
-
 sys.meta_path.insert(0, NoBinding())
-try:
-    import krmlib._libyaml
-except ImportError as exc:
-    print("ImportError:", exc)
-print("yaml" in sys.modules)
+""",
+}
+
+_READ_FALLBACK = """
+import sys
+{blocker}
+import krmlib._libyaml as libyaml
+from krmlib import ResourceList
+from krmlib.errors import KrmError
+print("fallback:", libyaml.FALLBACK or "none")
+for text in sys.argv[1:]:
+    try:
+        rl = ResourceList.parse(text)
+        for obj in rl.items:
+            print(obj.kind, obj.name, obj.get("data"), obj.labels)
+        rl.items[0].labels["x"] = "y"
+        print(rl.to_yaml(), end="")
+    except KrmError as exc:
+        print("error:", exc)
 """
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    assert run.stdout == "ImportError: no libyaml binding\nFalse\n"
+
+_INPUTS = [
+    "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+    "- apiVersion: v1  # a comment\n  kind: ConfigMap\n  metadata:\n    name: 'c'\n"
+    '  data: &d\n    a: "b"\n    n: 0123\n'
+    "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: e\n  data: *d\n",
+    "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- a: [b\n",
+]
+
+
+@pytest.mark.parametrize("how", ["import", "python"])
+def test_without_the_shortcut_or_the_binding_krmlib_reads_the_same(how: str) -> None:
+    """The shortcut failing in any way, or no libyaml binding at all: krmlib still imports,
+    says which fallback it took, and reads and writes as with the shortcut."""
+    runs = {}
+    for name in ("", how):
+        code = _READ_FALLBACK.format(blocker=_BLOCKERS[name])
+        runs[name] = subprocess.run(
+            [sys.executable, "-c", code, *_INPUTS], capture_output=True, text=True
+        )
+        assert runs[name].returncode == 0, runs[name].stderr
+    assert runs[""].stdout.startswith("fallback: none\n")
+    assert runs[how].stdout.startswith(f"fallback: {how}\n")
+    assert "kind: ResourceList" in runs[""].stdout and "error:" in runs[""].stdout
+    fast, slow = runs[""].stdout.split("\n")[1:], runs[how].stdout.split("\n")[1:]
+    if how == "python":  # PyYAML's own wording of a syntax error; the same place
+        fast, slow = (
+            [re.sub(r"invalid YAML: .*(\(line)", r"\1", line) for line in lines]
+            for lines in (fast, slow)
+        )
+    assert slow == fast

@@ -93,7 +93,7 @@ def test_errors_name_the_field_as_written_with_suggestions() -> None:
 def test_records_are_frozen_values() -> None:
     service = Service.model_validate({"ports": ["http:80"], "names": ["a"]})
     with pytest.raises(AttributeError):
-        service.weight = 2
+        service.weight = 2  # type: ignore[misc]
     assert service == Service.model_validate({"ports": ["http:80"], "names": ["a"]})
     assert service != Service()
     assert hash(service.ports[0]) == hash(Port.model_validate("http:80"))

@@ -12,7 +12,7 @@ PREFIXES = ("applyset.kubernetes.io", "applyset.k8s.io")
 class ParentRef(Record):
     """The ApplySet parent: a ConfigMap, a Secret or a custom resource."""
 
-    api_version: str = Field("v1", alias="apiVersion")
+    api_version: str = Field(default="v1", alias="apiVersion")
     kind: str = "Secret"
     name: str = ""
     namespace: str = ""
@@ -38,7 +38,7 @@ class OwnerReferences(Record):
 
     uid: str
     controller: bool = False
-    block_owner_deletion: bool = Field(False, alias="blockOwnerDeletion")
+    block_owner_deletion: bool = Field(default=False, alias="blockOwnerDeletion")
 
 
 class Config(FunctionConfig):
@@ -59,13 +59,13 @@ class Config(FunctionConfig):
     tooling: str = ""
     tool_labels: dict[str, str] = Field(default_factory=dict, alias="toolLabels")
     key_prefix: Literal["applyset.kubernetes.io", "applyset.k8s.io"] = Field(
-        "applyset.kubernetes.io", alias="keyPrefix"
+        default="applyset.kubernetes.io", alias="keyPrefix"
     )
     cluster_scoped_kinds: list[str] = Field(default_factory=list, alias="clusterScopedKinds")
-    owner_references: OwnerReferences | None = Field(None, alias="ownerReferences")
-    live_objects: list[dict[str, Any]] | str | None = Field(None, alias="liveObjects")
+    owner_references: OwnerReferences | None = Field(default=None, alias="ownerReferences")
+    live_objects: list[dict[str, Any]] | str | None = Field(default=None, alias="liveObjects")
     force: bool = False
-    kubectl_version: str = Field("v1.32", alias="kubectlVersion")
+    kubectl_version: str = Field(default="v1.32", alias="kubectlVersion")
 
     @field_validator("tooling")
     @classmethod

@@ -15,8 +15,8 @@ class Config(FunctionConfig):
     KIND = "InterfaceExpander"
 
     dialect: Dialect | None = None  # None: chosen from the package (see dialect_choice)
-    network_instance_namespace: str = Field("default", alias="networkInstanceNamespace")
-    keep_local_config: bool = Field(False, alias="keepLocalConfig")
+    network_instance_namespace: str = Field(default="default", alias="networkInstanceNamespace")
+    keep_local_config: bool = Field(default=False, alias="keepLocalConfig")
 
     @field_validator("network_instance_namespace")
     @classmethod

@@ -1,0 +1,532 @@
+"""The storage behind one :class:`~krmlib.object.KubeObject`: every form its content takes, and
+every speed trick, in one private type.
+
+A :class:`Storage` holds an object's content in one of three states, and moves between them only
+when asked:
+
+- **text**: the item's YAML as read (``text``; for an item of a ResourceList, the span
+  ``start:stop`` of the whole input, no copy kept), possibly edited in place (``patch``: one
+  splice of the span, so a labelled item still holds no copy of its text). Reads parse it lazily
+  into ``plain`` (fast plain values, forgotten on :meth:`release`); the header
+  (apiVersion, kind, name, namespace) and ``metadata.labels``/``annotations`` are scanned from
+  the text without parsing (``header``, ``scanned``). Simple writes splice the text
+  (:mod:`krmlib._splice`), so an untouched item is written back byte for byte and a labelled one
+  as its text with one edit.
+- **round-trip tree** (``node``): parsed by ruamel on the first write the splicer cannot do;
+  comments and quoting kept, dumped when written out.
+- **new** (``plain`` without text or node): an object built from plain values, edited in place
+  and written by krmlib's small emitter.
+
+The operations are :meth:`read` / :meth:`read_at`, :meth:`set`, :meth:`delete` and
+:meth:`dump_doc` / :meth:`dump_item`, plus the header and string maps. ``dirty`` is true once the
+tree or new values changed, ``spliced`` once the text was edited.
+
+Only :mod:`krmlib.object` (the public face) and this module touch a KubeObject's private state;
+the rest of krmlib reaches the storage through :func:`of` and the methods here (krmlib-internal,
+never handed to functions). ``tests/test_private_state.py`` enforces it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+from . import _scan, _yaml
+from .errors import FieldTypeError, InputError
+from .paths import Key, format_path
+
+if TYPE_CHECKING:
+    from .object import KubeObject
+
+Form = Literal["item", "doc"]
+Header = tuple[str, str, str, str]
+Patch = tuple[int, int, str | tuple[str, ...]]
+
+MISSING: Any = object()
+
+
+def of(obj: KubeObject) -> Storage:
+    """The storage of ``obj`` (krmlib-internal: for the library's readers and writers)."""
+    return obj._store
+
+
+class Storage:
+    """One object's content (see the module's documentation)."""
+
+    __slots__ = (
+        "dirty",
+        "form",
+        "header",
+        "node",
+        "patch",
+        "plain",
+        "scanned",
+        "spliced",
+        "start",
+        "stop",
+        "text",
+    )
+
+    def __init__(
+        self, src: str | None = None, form: Form = "doc", node: Any = None, plain: Any = None
+    ) -> None:
+        # The text is the object's own (stop < 0), or the span start:stop of the whole input.
+        self.text = src
+        self.start = 0
+        self.stop = -1
+        # A span edited in place: (offset in the input, characters of the item replaced, their
+        # replacement); a big replacement may be a tuple of pieces (written, never joined).
+        self.patch: Patch | None = None
+        self.form: Form = form
+        self.node = node
+        self.plain: Any = plain
+        self.dirty = src is None
+        self.spliced = False
+        # labels/annotations read from the text (made on first read: most items are never asked)
+        self.scanned: dict[str, dict[str, str] | None] | None = None
+        self.header: Header | None = None
+
+    @classmethod
+    def span(cls, text: str, start: int, stop: int) -> Storage:
+        """An item of a ResourceList: ``text[start:stop]``, read from ``text`` when needed."""
+        store = cls(text, "item")
+        store.start, store.stop = start, stop
+        return store
+
+    # --- text -----------------------------------------------------------------------------
+
+    @property
+    def src(self) -> str:
+        """The object's text (a slice of the input for a span: made when asked for)."""
+        text = self.text
+        assert text is not None
+        if self.stop < 0:
+            return text
+        if self.patch is None:
+            return text[self.start : self.stop]
+        at, removed, inserted = self.patch
+        if not isinstance(inserted, str):
+            inserted = "".join(inserted)
+        return text[self.start : at] + inserted + text[at + removed : self.stop]
+
+    @property
+    def is_item(self) -> bool:
+        """The text is an ``items`` entry (``- `` and indented lines), not a document."""
+        return self.form == "item"
+
+    def has_text(self) -> bool:
+        """The content is still text (no round-trip tree): the splicer's trick applies."""
+        return self.node is None and self.text is not None
+
+    def own_text(self, text: str) -> None:
+        """Make ``text`` the object's own text (no longer a span of the input)."""
+        self.text, self.start, self.stop, self.patch = text, 0, -1, None
+
+    def replace_text(self, text: str) -> None:
+        """Replace the text by an edit of it made by a caller (what was read from the old text
+        goes; the object counts as changed)."""
+        self.own_text(text)
+        self.plain = None
+        self.header = None
+        self.scanned = {}
+        self.spliced = True
+
+    def edit_src(self, new: str) -> None:
+        """Give the object the text ``new``; a span of the input stays a span, the edit kept as
+        one patch: what lies between the parts ``new`` shares with the item at either end."""
+        text, start, stop = self.text, self.start, self.stop
+        if text is None or stop < 0:
+            self.own_text(new)
+            return
+        size = stop - start
+        low, high = 0, min(size, len(new))  # the longest common prefix (compared in C)
+        while low < high:
+            mid = (low + high + 1) // 2
+            if text.startswith(new[:mid], start, stop):
+                low = mid
+            else:
+                high = mid - 1
+        prefix = low
+        low, high = 0, min(size, len(new)) - prefix  # the longest common suffix after it
+        while low < high:
+            mid = (low + high + 1) // 2
+            if text.endswith(new[len(new) - mid :], start, stop):
+                low = mid
+            else:
+                high = mid - 1
+        self.patch = (start + prefix, size - prefix - low, new[prefix : len(new) - low])
+
+    def span_of_input(self) -> tuple[str, int, int] | None:
+        """(input text, start, stop) of an unedited item that is a span of the input."""
+        if self.dirty or self.text is None or self.stop < 0 or self.patch is not None:
+            return None
+        if self.form != "item":
+            return None
+        return self.text, self.start, self.stop
+
+    def patched_span(
+        self,
+    ) -> tuple[tuple[str, int, int], str | tuple[str, ...], tuple[str, int, int]] | None:
+        """(span before, replacement, span after) of a span of the input edited in place."""
+        if self.dirty or self.patch is None or self.text is None or self.form != "item":
+            return None
+        at, removed, inserted = self.patch
+        return (self.text, self.start, at), inserted, (self.text, at + removed, self.stop)
+
+    def doc_text(self) -> str:
+        assert self.text is not None
+        return self.src if self.form == "doc" else item_to_doc(self.src)
+
+    def may_mention(self, word: str) -> bool:
+        """False only when ``word`` appears nowhere in the unedited text and no escape could
+        spell it; True when unsure (an edited or new object)."""
+        text = self.text
+        if text is None or self.node is not None or self.patch is not None:
+            return True
+        start, stop = (self.start, self.stop) if self.stop >= 0 else (0, len(text))
+        return text.find(word, start, stop) >= 0 or text.find("\\", start, stop) >= 0
+
+    # --- reading --------------------------------------------------------------------------
+
+    def read(self) -> Any:
+        """The tree to read from: the round-trip tree once there is one, else a fast parse."""
+        if self.node is not None:
+            return self.node
+        if self.plain is None:
+            self.plain = _yaml.load_plain(self.doc_text())
+            if not isinstance(self.plain, dict):
+                raise InputError("item is not a mapping", obj=None)
+        return self.plain
+
+    def read_at(self, keys: tuple[Key, ...], obj: KubeObject) -> Any:
+        """The live value at ``keys`` (no copy), or :data:`MISSING`; ``obj`` names errors."""
+        return walk(self.read(), keys, obj)
+
+    def release(self) -> None:
+        """Forget what reading parsed while the text is still the object's (edits are kept)."""
+        if self.node is None and self.text is not None:
+            self.plain = None
+            self.scanned = None
+
+    def head(self) -> Header:
+        """(apiVersion, kind, name, namespace), cached until a write that may change it."""
+        if self.header is None:
+            if self.node is None and self.plain is None and self.text is not None:
+                self.header = _scan.scan_header(self.src, self.form == "item")
+            if self.header is None:
+                data = self.read()
+                self.header = (
+                    _str(walk(data, ("apiVersion",))),
+                    _str(walk(data, ("kind",))),
+                    _str(walk(data, ("metadata", "name"))),
+                    _str(walk(data, ("metadata", "namespace"))),
+                )
+        return self.header
+
+    def offer_header(self, header: Header | None) -> None:
+        """A header a reader learned from the text (kept unless one is known or it changed)."""
+        if self.header is None and not (self.dirty or self.spliced):
+            self.header = header
+
+    def string_map(self, path: tuple[str, ...], obj: KubeObject) -> dict[str, Any]:
+        """The map at ``metadata.labels`` or ``metadata.annotations``: scanned from the text
+        while it is unparsed, else read from the tree ({} when absent or not a map)."""
+        if self.node is None and self.plain is None and self.text is not None:
+            section = path[1]
+            scanned = self.scanned
+            if scanned is None:
+                scanned = self.scanned = {}
+            if section not in scanned:
+                scanned[section] = _scan.scan_metadata_map(self.src, self.form == "item", section)
+            found = scanned[section]
+            if found is not None:
+                return found
+        value = walk(self.read(), path, obj)
+        return value if isinstance(value, dict) else {}
+
+    # --- writing --------------------------------------------------------------------------
+
+    @property
+    def is_new(self) -> bool:
+        """A new object of plain values: edited in place, written by the small emitter."""
+        return self.node is None and self.text is None
+
+    def tree(self) -> Any:
+        """The tree to write to: the round-trip tree (parsed on first write), or new plain data."""
+        if self.is_new:
+            return self.plain
+        if self.node is None:
+            node = _yaml.load_rt(self.doc_text())
+            if not isinstance(node, dict):
+                raise InputError("item is not a mapping")
+            self.node = node
+            self.plain = None
+        return self.node
+
+    def mark_read(self) -> None:
+        """The content is as read from the input (a round-trip tree of it): not changed."""
+        self.dirty = False
+
+    def set(self, keys: tuple[Key, ...], value: Any, obj: KubeObject) -> bool:
+        """Set ``keys`` to ``value`` (see :meth:`KubeObject.set`); True if anything changed."""
+        if self.node is None and self.text is not None and isinstance(value, str | dict | list):
+            spliced = self._splice(keys, value, obj)
+            if spliced is not None:
+                return spliced
+        if _yaml.to_plain(walk(self.read(), keys, obj)) == value:
+            return False
+        if not self.is_new and self._add_path(keys, value):
+            return True
+        parent = self._parent(keys, True, obj)
+        last = keys[-1]
+        old = _child(parent, last)
+        new = _yaml.to_plain(value) if self.is_new else _assign(old, value)
+        if isinstance(last, int):
+            if last == len(parent):
+                parent.append(new)
+            else:
+                parent[last] = new
+        elif self.is_new or old is not MISSING:
+            parent[last] = new
+        else:
+            _add_key(parent, last, new)
+        self.dirty = True
+        self.forget_header(keys)
+        return True
+
+    def delete(self, keys: tuple[Key, ...], obj: KubeObject) -> bool:
+        """Remove the field at ``keys``; True if it was there."""
+        if not keys or walk(self.read(), keys, obj) is MISSING:
+            return False
+        parent = self._parent(keys, False, obj)
+        del parent[keys[-1]]
+        self.dirty = True
+        self.forget_header(keys)
+        return True
+
+    def _add_path(self, keys: tuple[Key, ...], value: Any) -> bool:
+        """Add a missing map path in one go (so that comments after the map it joins stay after
+        the whole new entry); False when no map on the path is missing."""
+        node = self.tree()
+        for depth, key in enumerate(keys[:-1]):
+            child = _child(node, key)
+            if child is MISSING:
+                if not isinstance(node, dict) or not all(isinstance(k, str) for k in keys[depth:]):
+                    return False
+                nested: Any = _assign(MISSING, value)
+                for inner in reversed(keys[depth + 1 :]):
+                    wrapper = _yaml.new_map()
+                    wrapper[inner] = nested
+                    nested = wrapper
+                _add_key(node, key, nested)
+                self.dirty = True
+                self.forget_header(keys)
+                return True
+            if not isinstance(child, dict | list):
+                return False
+            node = child
+        return False
+
+    def _splice(self, keys: tuple[Key, ...], value: Any, obj: KubeObject) -> bool | None:
+        """Set a value by editing the item's text in place; None when that is not simple."""
+        from ._splice import splice_set
+
+        if not all(isinstance(key, str) for key in keys):
+            return None
+        assert self.text is not None
+        current = None
+        if isinstance(value, list):
+            found = walk(self.read(), keys, obj)
+            if found is not MISSING:
+                current = _yaml.to_plain(found)
+                if current == value:
+                    return False
+        src = self.src
+        new = splice_set(src, self.form == "item", keys, value, current)  # type: ignore[arg-type]
+        if new is None:
+            return None
+        if new == src:
+            return False
+        self.edit_src(new)
+        self.spliced_at(keys)
+        return True
+
+    def splice_insert(self, keys: tuple[Key, ...], at: int, inserted: tuple[str, ...]) -> None:
+        """Insert the pieces ``inserted`` at offset ``at`` of the text (a write at ``keys`` that
+        a caller placed, as the splicer would): a span of the input keeps its span with the
+        pieces as its patch, so a big insertion is neither joined, copied nor compared."""
+        assert self.node is None and self.text is not None
+        if self.stop >= 0 and self.patch is None:
+            self.patch = (self.start + at, 0, inserted)
+        else:
+            src = self.src
+            self.edit_src(src[:at] + "".join(inserted) + src[at:])
+        self.spliced_at(keys)
+
+    def spliced_at(self, keys: tuple[Key, ...]) -> None:
+        """After an edit of the text at ``keys``: what was read from the old text goes."""
+        self.plain = None
+        self.forget_header(keys)
+        self.scanned = None
+        self.spliced = True
+
+    def forget_header(self, keys: tuple[Key, ...]) -> None:
+        """Drop the cached header after a write at ``keys``, unless the write cannot touch
+        apiVersion, kind, metadata.name or metadata.namespace (a label, an annotation)."""
+        first = keys[0]
+        if first in ("apiVersion", "kind") or (
+            first == "metadata" and (len(keys) == 1 or keys[1] in ("name", "namespace"))
+        ):
+            self.header = None
+
+    def _parent(self, keys: tuple[Key, ...], create: bool, obj: KubeObject) -> Any:
+        node = self.tree()
+        for depth, key in enumerate(keys[:-1]):
+            child: Any = _child(node, key)
+            if child is MISSING or child is None:
+                if not create:
+                    raise KeyError(key)
+                child = {} if isinstance(keys[depth + 1], str) else []
+                if not self.is_new:
+                    child = _yaml.to_node(child)
+                if isinstance(key, int):
+                    node.append(child)
+                elif self.is_new:
+                    node[key] = child
+                else:
+                    _add_key(node, key, child)
+            elif not isinstance(child, dict | list):
+                raise FieldTypeError(
+                    f"{obj!r}: {format_path(keys[: depth + 1])} is not a map or list",
+                    obj=obj,
+                    field=format_path(keys[: depth + 1]),
+                )
+            node = child
+        return node
+
+    # --- output ---------------------------------------------------------------------------
+
+    @property
+    def changed(self) -> bool:
+        return self.dirty or self.spliced
+
+    def dump_doc(self) -> str:
+        """The content as one YAML document (the text as it is if the tree never changed)."""
+        if not self.dirty and self.text is not None:
+            return self.doc_text()
+        if self.is_new:
+            return _yaml.dump_plain(self.plain)
+        return _yaml.dump_rt(self.tree())
+
+    def dump_item(self) -> str:
+        """The content as a block-sequence entry of a ResourceList's ``items``."""
+        if not self.dirty and self.text is not None:
+            return self.src if self.form == "item" else doc_to_item(self.src)
+        if self.is_new:
+            from ._emit import emit_item
+
+            text = emit_item(self.plain)
+            if text is not None:
+                return text
+        return doc_to_item(self.dump_doc())
+
+
+# --- trees ------------------------------------------------------------------------------------
+
+
+def _add_key(parent: Any, key: Key, value: Any) -> None:
+    """A new key of a round-trip map, comments after the map's old last entry kept in place."""
+    from ._rt import add_key
+
+    add_key(parent, key, value)
+
+
+def _str(value: Any) -> str:
+    return "" if value is MISSING or value is None else str(value)
+
+
+def _child(node: Any, key: Key) -> Any:
+    if isinstance(key, int):
+        if isinstance(node, list) and -len(node) <= key < len(node):
+            return node[key]
+        return MISSING
+    if isinstance(node, dict):
+        return node.get(key, MISSING)
+    return MISSING
+
+
+def walk(node: Any, keys: tuple[Key, ...], obj: KubeObject | None = None) -> Any:
+    """The value at ``keys`` under ``node``, or :data:`MISSING`; with ``obj``, a key of the
+    wrong kind for what it meets (an index into a map, a key into a scalar) is an error."""
+    for depth, key in enumerate(keys):
+        if node is None:
+            return MISSING
+        if isinstance(key, int) and not isinstance(node, list):
+            if isinstance(node, dict) and obj is not None:
+                raise FieldTypeError(
+                    f"{obj!r}: {format_path(keys[:depth])} is a map, not a list",
+                    obj=obj,
+                    field=format_path(keys[:depth]),
+                )
+            return MISSING
+        if isinstance(key, str) and not isinstance(node, dict):
+            if obj is not None and depth > 0:
+                raise FieldTypeError(
+                    f"{obj!r}: {format_path(keys[:depth])} is not a map",
+                    obj=obj,
+                    field=format_path(keys[:depth]),
+                )
+            return MISSING
+        node = _child(node, key)
+        if node is MISSING:
+            return MISSING
+    return node
+
+
+def _assign(old: Any, new: Any) -> Any:
+    """The node to store for ``new``, reusing ``old``'s nodes (and comments) where equal."""
+    if isinstance(new, Mapping):
+        if isinstance(old, dict) and not isinstance(old, list):
+            for key in [k for k in old if k not in new]:
+                del old[key]
+            for key, value in new.items():
+                current = old.get(key, MISSING)
+                if current is not MISSING and _yaml.to_plain(current) == value:
+                    continue
+                old[key] = _assign(current, value)
+            return old
+        node = _yaml.new_map()
+        for key, value in new.items():
+            node[key] = _assign(MISSING, value)
+        return node
+    if isinstance(new, list | tuple):
+        if isinstance(old, list):
+            del old[len(new) :]
+            for index, value in enumerate(new):
+                if index < len(old):
+                    if _yaml.to_plain(old[index]) != value:
+                        old[index] = _assign(old[index], value)
+                else:
+                    old.append(_assign(MISSING, value))
+            return old
+        return _yaml.to_node([_assign(MISSING, value) for value in new])
+    return _yaml.restyle(old, new)
+
+
+def item_to_doc(text: str) -> str:
+    """A ResourceList items entry (``- `` + indented lines) as a standalone document."""
+    lines = text.split("\n")
+    first = lines[0]
+    out = [first[2:] if first.startswith("- ") else first[1:]]
+    out.extend(line[2:] if line.startswith("  ") else line.lstrip(" ") for line in lines[1:])
+    return "\n".join(out)
+
+
+def doc_to_item(text: str) -> str:
+    """A standalone document as a ResourceList items entry."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    out = ["- " + lines[0]] if lines else ["- {}"]
+    out.extend("  " + line if line else "" for line in lines[1:])
+    return "\n".join(out) + "\n"
