@@ -17,7 +17,7 @@ help:
 	@echo "make images / e2e-images   container images and the image-mode end-to-end"
 
 install: $(STAMP)
-	@$(PY) -m compileall -q build/__editable__*
+	@$(PY) -m compileall -q build/__editable__* sdk/build/__editable__*
 
 # An editable install that tools resolve without an import hook (setuptools' strict mode): the
 # package krmfn (folder functions/) and krmlib are linked under build/ and put on the path by a
@@ -31,9 +31,11 @@ PACKAGE_FILES := $(sort $(wildcard krmlib/*.py functions/*.py functions/*/*.py f
 FILE_LIST := $(VENV)/.package-files
 $(shell mkdir -p $(VENV) && (echo '$(PACKAGE_FILES)' | cmp -s - $(FILE_LIST) || echo '$(PACKAGE_FILES)' > $(FILE_LIST)))
 
-$(STAMP): pyproject.toml constraints.txt $(FILE_LIST)
+# Two distributions, one source tree: krmlib (sdk/pyproject.toml, the folder krmlib/, linked
+# under sdk/build/) and krmfn (pyproject.toml, the folder functions/, linked under build/).
+$(STAMP): pyproject.toml sdk/pyproject.toml constraints.txt $(FILE_LIST)
 	@test -x $(PY) || python3 -m venv $(VENV)
-	@$(PIP) install -q --disable-pip-version-check -c constraints.txt -e '.[dev]' \
+	@$(PIP) install -q --disable-pip-version-check -c constraints.txt -e ./sdk -e '.[dev]' \
 		--config-settings editable_mode=strict
 	@touch $(STAMP)
 
@@ -53,7 +55,7 @@ test-fast: install
 
 # Rewrite expected golden files from the actual output; review `git diff` before committing.
 golden: install
-	KRMFN_UPDATE_GOLDEN=1 $(VENV)/bin/pytest -p no:randomly tests -k golden -q || true
+	$(VENV)/bin/pytest --update-golden -p no:randomly tests -k golden -q || true
 	@git status --short testdata
 
 # Short by default (a summary per example); `make demo V=1` for kpt's output and the full diffs.
