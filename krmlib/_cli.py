@@ -77,7 +77,9 @@ def _new(args: list[str]) -> int:
         f"created {target}/ ({len(written)} files). Next:\n"
         f"  pip install -e {target}\n"
         f"  pytest {target}\n"
-        f"  kpt fn eval {target}/example --exec {name}\n"
+        f"  kpt fn eval {target}/example --exec {name}"
+        f" --fn-config {target}/example/fn-config.yaml\n"
+        f"  kpt fn render {target}/example --allow-exec\n"
     )
     return 0
 
