@@ -69,7 +69,7 @@ def _new(args: list[str]) -> int:
     name = args[0]
     target = Path(args[1]) if len(args) == 2 else Path(name)
     try:
-        written = new_project(name, target)
+        written = new_project(name, target, version())
     except ScaffoldError as exc:
         sys.stderr.write(f"krmlib: {exc}\n")
         return 1

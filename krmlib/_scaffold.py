@@ -51,12 +51,9 @@ def _fill(text: str, values: dict[str, str]) -> str:
     return text
 
 
-def new_project(name: str, target: Path, krmlib_version: str = "") -> list[Path]:
-    """Write the project ``name`` into ``target`` (new or empty); the files written."""
-    if not krmlib_version:
-        from ._cli import version
-
-        krmlib_version = version()
+def new_project(name: str, target: Path, krmlib_version: str) -> list[Path]:
+    """Write the project ``name`` into ``target`` (new or empty), taking krmlib
+    ``krmlib_version``'s minor series; the files written."""
     values = placeholders(name, krmlib_version)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise ScaffoldError(f"{target} exists and is not an empty folder")

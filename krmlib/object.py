@@ -238,18 +238,22 @@ class KubeObject:
 
     @property
     def api_version(self) -> str:
+        """``apiVersion`` (read from the text, no parse)."""
         return self._head()[0]
 
     @property
     def kind(self) -> str:
+        """``kind`` (read from the text, no parse)."""
         return self._head()[1]
 
     @property
     def name(self) -> str:
+        """``metadata.name`` (read from the text, no parse)."""
         return self._head()[2]
 
     @property
     def namespace(self) -> str:
+        """``metadata.namespace``, or ``""`` (read from the text, no parse)."""
         return self._head()[3]
 
     @property
@@ -260,6 +264,7 @@ class KubeObject:
 
     @property
     def version(self) -> str:
+        """The version part of ``apiVersion`` (``v1`` of ``apps/v1``)."""
         return self.api_version.rsplit("/", 1)[-1]
 
     @property
@@ -311,6 +316,7 @@ class KubeObject:
         return None if value is _MISSING else value
 
     def has(self, path: Path) -> bool:
+        """Whether the field at ``path`` exists (a null value exists)."""
         return _walk(self._read(), parse_path(path), self) is not _MISSING
 
     def set(self, path: Path, value: Any) -> bool:
@@ -527,6 +533,8 @@ class KubeObject:
 
     @property
     def is_local_config(self) -> bool:
+        """Whether ``config.kubernetes.io/local-config`` is ``"true"``: kpt does not apply the
+        item to a cluster (a Kptfile, a function config)."""
         if not self.may_mention(ANN_LOCAL_CONFIG):
             return False
         return str(self.annotations.get(ANN_LOCAL_CONFIG, "")).lower() == "true"
@@ -552,10 +560,12 @@ class KubeObject:
 
     @property
     def owner_references(self) -> list[dict[str, Any]]:
+        """``metadata.ownerReferences`` as plain dicts (a copy; empty when absent)."""
         value = self.get("metadata.ownerReferences", [])
         return value if isinstance(value, list) else []
 
     def is_owned_by(self, owner: KubeObject) -> bool:
+        """Whether an owner reference names ``owner`` (its apiVersion, kind and name)."""
         return any(
             ref.get("kind") == owner.kind
             and ref.get("name") == owner.name
@@ -564,6 +574,8 @@ class KubeObject:
         )
 
     def add_owner_reference(self, owner: KubeObject, **extra: Any) -> None:
+        """Add an owner reference to ``owner`` (apiVersion, kind, name, then ``extra`` fields
+        such as ``uid=``, ``controller=True``), unless the same reference is there already."""
         ref: dict[str, Any] = {
             "apiVersion": owner.api_version,
             "kind": owner.kind,

@@ -31,5 +31,5 @@ $(DOCS_STAMP): $(STAMP)
 
 docs: $(DOCS_STAMP)
 	@start=$$(date +%s); \
-	$(VENV)/bin/sphinx-build -q -W --keep-going -b html -d build/docs/doctrees docs build/docs/html; \
+	$(VENV)/bin/sphinx-build -E -q -W --keep-going -b html -d build/docs/doctrees docs build/docs/html; \
 	rc=$$?; echo "make docs: build/docs/html/index.html ($$(( $$(date +%s) - start )) s)"; exit $$rc
