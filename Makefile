@@ -15,6 +15,7 @@ help:
 	@echo "make test-fast   the tests that do not run kpt (a minute or two)"
 	@echo "make bench   benchmark table (bench/RESULTS.md)"
 	@echo "make images / e2e-images   container images and the image-mode end-to-end"
+	@echo "make dist    the krmlib and krmfn wheels in dist/;  make docs   krmlib's docs (build/docs/html)"
 
 install: $(STAMP)
 	@$(PY) -m compileall -q build/__editable__* sdk/build/__editable__*
