@@ -1,4 +1,4 @@
-"""functionConfig: a typed ``krmfn.dev/v1alpha1`` resource or a ConfigMap, into one frozen model.
+"""functionConfig: a typed resource (the config's ``API_VERSION``, ``KIND``) or a ConfigMap.
 
 Both forms are strict alike: an unknown field (``spec.x``) or key (``data.x``) is an error with a
 "did you mean" suggestion, and so is a value outside an enum. The model remembers which form it
