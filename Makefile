@@ -15,9 +15,10 @@ help:
 	@echo "make test-fast   the tests that do not run kpt (a minute or two)"
 	@echo "make bench   benchmark table (bench/RESULTS.md)"
 	@echo "make images / e2e-images   container images and the image-mode end-to-end"
+	@echo "make dist    the krmlib and krmfn wheels in dist/;  make docs   krmlib's docs (build/docs/html)"
 
 install: $(STAMP)
-	@$(PY) -m compileall -q build/__editable__*
+	@$(PY) -m compileall -q build/__editable__* sdk/build/__editable__*
 
 # An editable install that tools resolve without an import hook (setuptools' strict mode): the
 # package krmfn (folder functions/) and krmlib are linked under build/ and put on the path by a
@@ -27,13 +28,16 @@ install: $(STAMP)
 # sandbox sets PYTHONDONTWRITEBYTECODE, so without it every run compiled krmlib and krmfn from
 # source (~45 ms of CPU per run). compileall rewrites only what changed; an edited file newer than
 # its .pyc is recompiled in memory by Python, never run stale.
-PACKAGE_FILES := $(sort $(wildcard krmlib/*.py functions/*.py functions/*/*.py functions/*/*.md))
+PACKAGE_FILES := $(sort $(wildcard krmlib/*.py functions/*.py functions/*/*.py functions/*/*.md) \
+	$(shell find krmlib/_templates -type f -not -path '*/__pycache__/*' 2>/dev/null))
 FILE_LIST := $(VENV)/.package-files
 $(shell mkdir -p $(VENV) && (echo '$(PACKAGE_FILES)' | cmp -s - $(FILE_LIST) || echo '$(PACKAGE_FILES)' > $(FILE_LIST)))
 
-$(STAMP): pyproject.toml constraints.txt $(FILE_LIST)
+# Two distributions, one source tree: krmlib (sdk/pyproject.toml, the folder krmlib/, linked
+# under sdk/build/) and krmfn (pyproject.toml, the folder functions/, linked under build/).
+$(STAMP): pyproject.toml sdk/pyproject.toml constraints.txt $(FILE_LIST)
 	@test -x $(PY) || python3 -m venv $(VENV)
-	@$(PIP) install -q --disable-pip-version-check -c constraints.txt -e '.[dev]' \
+	@$(PIP) install -q --disable-pip-version-check -c constraints.txt -e ./sdk -e '.[dev]' \
 		--config-settings editable_mode=strict
 	@touch $(STAMP)
 
@@ -53,7 +57,7 @@ test-fast: install
 
 # Rewrite expected golden files from the actual output; review `git diff` before committing.
 golden: install
-	KRMFN_UPDATE_GOLDEN=1 $(VENV)/bin/pytest -p no:randomly tests -k golden -q || true
+	$(VENV)/bin/pytest --update-golden -p no:randomly tests -k golden -q || true
 	@git status --short testdata
 
 # Short by default (a summary per example); `make demo V=1` for kpt's output and the full diffs.

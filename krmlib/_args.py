@@ -17,10 +17,13 @@ a YAML stream, with the results on stderr.
 
 options:
   PATH                  YAML files or folders ('-' is stdin)
-  --fn-config FILE      the functionConfig (typed krmfn.dev/v1alpha1 or a ConfigMap)
+  --fn-config FILE      the functionConfig ({config})
   --output FORMAT       stream (default with PATHs) or resourcelist
   -h, --help            this help, then the function's documentation
   --version             the version of the function
+
+environment:
+  KRMFN_DEBUG=1         on an internal error, also the whole traceback on stderr
 """
 
 FLAGS = ("--help", "--version", "--fn-config", "--output")

@@ -1,6 +1,6 @@
 """Owned children: a function declares the children it wants per owner; this module syncs them.
 
-A function that expands an owner (an ``Interface``, say) into children (``IPAllocation``s) says
+A function that expands an owner (an ``Interface``, say) into children (IPAllocations) says
 *what* it wants; :meth:`ChildSync.sync` finds the children the owner already has and decides,
 per child, whether to create, leave, update or mark it for deletion;
 :meth:`ChildSync.collect_orphans` marks the children whose owner is gone. The function then

@@ -20,22 +20,27 @@ def is_kind(api_version: str | None, kind: str | None = None) -> Predicate:
 
 
 def has_name(name: str, namespace: str | None = None) -> Predicate:
+    """Objects named ``name`` (in ``namespace``, when given)."""
     return lambda obj: obj.name == name and (namespace is None or obj.namespace == namespace)
 
 
 def has_labels(labels: Mapping[str, str]) -> Predicate:
+    """Objects with every label of ``labels`` (key and value)."""
     return lambda obj: all(obj.labels.get(k) == v for k, v in labels.items())
 
 
 def has_annotations(annotations: Mapping[str, str]) -> Predicate:
+    """Objects with every annotation of ``annotations`` (key and value)."""
     return lambda obj: all(obj.annotations.get(k) == v for k, v in annotations.items())
 
 
 def is_local_config(obj: KubeObject) -> bool:
+    """A predicate: :attr:`KubeObject.is_local_config`."""
     return obj.is_local_config
 
 
 def is_kptfile(obj: KubeObject) -> bool:
+    """A predicate: a ``kpt.dev`` Kptfile."""
     return obj.kind == KPTFILE_KIND and obj.group == "kpt.dev"
 
 
@@ -68,9 +73,11 @@ class Items:
         return Items(o for o in self._objects if all(p(o) for p in preds))
 
     def where_not(self, *predicates: Predicate) -> Items:
+        """The objects that match none of ``predicates`` (in order)."""
         return Items(o for o in self._objects if not any(p(o) for p in predicates))
 
     def first(self, *predicates: Predicate, **fields: Any) -> KubeObject | None:
+        """The first object :meth:`where` selects, or None."""
         for obj in self.where(*predicates, **fields):
             return obj
         return None
@@ -98,15 +105,18 @@ class Items:
         return obj
 
     def index(self, obj: KubeObject) -> int:
+        """The place of ``obj`` itself (by identity, not equality); ValueError when absent."""
         for index, other in enumerate(self._objects):
             if other is obj:
                 return index
         raise ValueError(f"{obj!r} is not in the list")
 
     def remove(self, obj: KubeObject) -> None:
+        """Remove ``obj`` itself (by identity) from the items."""
         self._objects.pop(self.index(obj))
 
     def replace_all(self, objects: Iterable[KubeObject]) -> None:
+        """Make ``objects`` the items, in their order (a function that rebuilds the list)."""
         self._objects = list(objects)
 
 

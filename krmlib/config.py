@@ -1,4 +1,4 @@
-"""functionConfig: a typed ``krmfn.dev/v1alpha1`` resource or a ConfigMap, into one frozen model.
+"""functionConfig: a typed resource (the config's ``API_VERSION``, ``KIND``) or a ConfigMap.
 
 Both forms are strict alike: an unknown field (``spec.x``) or key (``data.x``) is an error with a
 "did you mean" suggestion, and so is a value outside an enum. The model remembers which form it
@@ -30,8 +30,17 @@ Form = Literal["spec", "data"]
 class FunctionConfig(Record):
     """Base of every function's config.
 
-    The typed form is ``apiVersion: krmfn.dev/v1alpha1``, ``kind: <KIND>`` with the fields under
+    The typed form is ``apiVersion: <API_VERSION>``, ``kind: <KIND>`` with the fields under
     ``spec``; the ConfigMap form has one ``data`` key per field, in kebab case (``parent-kind``).
+    A function names its own typed form with two class attributes::
+
+        class Config(FunctionConfig):
+            API_VERSION = "fn.example.com/v1alpha1"  # default: krmlib.API_VERSION
+            KIND = "SetTeam"
+            team: str
+
+    ``--help`` and the error for a config of another kind name that ``apiVersion`` and ``kind``;
+    without ``KIND`` only the ConfigMap form is accepted.
     ``CONFIGMAP_KEYS`` maps a ConfigMap key to a dotted field path for nested fields; a list field
     takes a comma-separated string, a map field ``a=b,c=d``. Subclasses set ``KIND`` and declare
     their fields (:mod:`krmlib.schema`); defaults are validated like given values.

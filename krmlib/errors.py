@@ -50,10 +50,15 @@ class FieldTypeError(KrmError, TypeError):
     """A path runs through a value of the wrong type."""
 
 
+# Set (to anything but empty), an unexpected failure also prints its whole traceback on stderr
+# (`--help` names it).
+DEBUG_ENV = "KRMFN_DEBUG"
+
+
 def internal_error(exc: BaseException) -> str:
     """The message of an unexpected failure; the traceback goes to stderr only with KRMFN_DEBUG
     set (a user sees one error result, never a traceback)."""
-    if os.environ.get("KRMFN_DEBUG"):
+    if os.environ.get(DEBUG_ENV):
         import traceback
 
         traceback.print_exception(exc, file=sys.stderr)

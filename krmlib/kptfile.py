@@ -41,6 +41,8 @@ class Condition(NamedTuple):
 
 
 def get_conditions(kptfile: KubeObject) -> list[Condition]:
+    """The ``status.conditions`` of a Kptfile (or any object), read only; write through
+    :class:`Conditions`."""
     raw = kptfile.get("status.conditions", [])
     return (
         [Condition.from_dict(c) for c in raw if isinstance(c, dict)]

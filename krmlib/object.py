@@ -87,18 +87,22 @@ class KubeObject:
 
     @property
     def api_version(self) -> str:
+        """``apiVersion`` (read from the text, no parse)."""
         return self._store.head()[0]
 
     @property
     def kind(self) -> str:
+        """``kind`` (read from the text, no parse)."""
         return self._store.head()[1]
 
     @property
     def name(self) -> str:
+        """``metadata.name`` (read from the text, no parse)."""
         return self._store.head()[2]
 
     @property
     def namespace(self) -> str:
+        """``metadata.namespace``, or ``""`` (read from the text, no parse)."""
         return self._store.head()[3]
 
     @property
@@ -109,6 +113,7 @@ class KubeObject:
 
     @property
     def version(self) -> str:
+        """The version part of ``apiVersion`` (``v1`` of ``apps/v1``)."""
         return self.api_version.rsplit("/", 1)[-1]
 
     @property
@@ -155,6 +160,7 @@ class KubeObject:
         return _yaml.to_plain(value)
 
     def has(self, path: Path) -> bool:
+        """Whether the field at ``path`` exists (a null value exists)."""
         return self._store.read_at(parse_path(path), self) is not MISSING
 
     def set(self, path: Path, value: Any) -> bool:
@@ -238,6 +244,8 @@ class KubeObject:
 
     @property
     def is_local_config(self) -> bool:
+        """Whether ``config.kubernetes.io/local-config`` is ``"true"``: kpt does not apply the
+        item to a cluster (a Kptfile, a function config)."""
         if not self.may_mention(ANN_LOCAL_CONFIG):
             return False
         return str(self.annotations.get(ANN_LOCAL_CONFIG, "")).lower() == "true"
@@ -263,10 +271,12 @@ class KubeObject:
 
     @property
     def owner_references(self) -> list[dict[str, Any]]:
+        """``metadata.ownerReferences`` as plain dicts (a copy; empty when absent)."""
         value = self.get("metadata.ownerReferences", [])
         return value if isinstance(value, list) else []
 
     def is_owned_by(self, owner: KubeObject) -> bool:
+        """Whether an owner reference names ``owner`` (its apiVersion, kind and name)."""
         return any(
             ref.get("kind") == owner.kind
             and ref.get("name") == owner.name
@@ -275,6 +285,8 @@ class KubeObject:
         )
 
     def add_owner_reference(self, owner: KubeObject, **extra: Any) -> None:
+        """Add an owner reference to ``owner`` (apiVersion, kind, name, then ``extra`` fields
+        such as ``uid=``, ``controller=True``), unless the same reference is there already."""
         ref: dict[str, Any] = {
             "apiVersion": owner.api_version,
             "kind": owner.kind,

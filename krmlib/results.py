@@ -12,6 +12,8 @@ if TYPE_CHECKING:
 
 
 class Severity(StrEnum):
+    """A result's severity; any ``error`` result makes the function exit 1."""
+
     ERROR = "error"
     WARNING = "warning"
     INFO = "info"

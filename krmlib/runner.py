@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from .errors import KrmError, internal_error
+from .errors import DEBUG_ENV, KrmError, internal_error
 from .object import KubeObject
 from .resourcelist import CheckFailed, ResourceList, Span
 from .results import Result
@@ -93,8 +93,79 @@ def _process(
     except KrmError as exc:
         rl.results.from_error(exc)
     except Exception as exc:  # a bug: say so as a result (the traceback only with KRMFN_DEBUG)
-        rl.results.error(internal_error(exc))
+        found = _in_function_code(exc, process)
+        if found is None:
+            rl.results.error(internal_error(exc))
+        else:
+            rl.results.error(found[0], found[1])
     return rl
+
+
+# Exception text kept in a result (kpt prints a result's message whole; a short one stays
+# readable on one terminal line with the file and line after it).
+MESSAGE_CHARS = 160
+# Not the author's code: krmlib, and the libraries it runs on.
+NOT_AUTHORS = frozenset({"krmlib", "ruamel", "yaml", "_yaml", "pydantic", "pydantic_core"})
+
+
+def _in_function_code(exc: Exception, process: Process) -> tuple[str, KubeObject | None] | None:
+    """An unexpected exception raised in the function's own code: one message naming the
+    exception and the innermost ``file:line`` of the author's code, and the item that frame
+    (or one around it) was working on, for the result's resourceRef; None when the failure is
+    not in the author's code.
+
+    The author's code is the package of ``process`` (``my_fn`` of ``my_fn.process``), or else
+    any code outside krmlib, the standard library and krmlib's dependencies. The item is a
+    ``KubeObject`` local of that frame or of a frame around it (``for obj in rl.items``)."""
+    import traceback  # the failure path only
+
+    if os.environ.get(DEBUG_ENV):
+        traceback.print_exception(exc, file=sys.stderr)
+    frames = list(traceback.walk_tb(exc.__traceback__))
+    home = (getattr(process, "__module__", None) or "").partition(".")[0]
+
+    def top(frame: Any) -> str:
+        return str(frame.f_globals.get("__name__", "")).partition(".")[0]
+
+    authors = [i for i, (f, _) in enumerate(frames) if home and top(f) == home]
+    if not authors:
+        authors = [
+            i
+            for i, (f, _) in enumerate(frames)
+            if top(f) not in NOT_AUTHORS and top(f) not in sys.stdlib_module_names
+        ]
+    if not authors:
+        return None
+    frame, line = frames[authors[-1]]
+    obj = next(
+        (
+            value
+            for f, _ in reversed(frames[: authors[-1] + 1])
+            for value in f.f_locals.values()
+            if isinstance(value, KubeObject)
+        ),
+        None,
+    )
+    text = str(exc)
+    if len(text) > MESSAGE_CHARS:
+        text = text[: MESSAGE_CHARS - 3] + "..."
+    where = f"{_module_file(frame)}:{line} in {frame.f_code.co_name}"
+    return (
+        f"internal error: {type(exc).__name__}" + (f": {text}" if text else "")
+        + f" (at {where}; {DEBUG_ENV}=1 prints the traceback)",
+        obj,  # the result's resourceRef: kpt shows it before the message
+    )  # fmt: skip
+
+
+def _module_file(frame: Any) -> str:
+    """A frame's file as its module's path (``my_fn/process.py``): short, and the same for
+    an editable install, a wheel or an image."""
+    module = str(frame.f_globals.get("__name__", ""))
+    filename = str(frame.f_code.co_filename)
+    if not module or module == "__main__":
+        return os.path.basename(filename)
+    tail = "/__init__.py" if os.path.basename(filename) == "__init__.py" else ".py"
+    return module.replace(".", "/") + tail
 
 
 def decode(data: bytes) -> str:
@@ -147,7 +218,8 @@ def run(
         return args
     if args.help:
         text = help_text() if callable(help_text) else help_text
-        _write(usage(name) + ("\n" + text.rstrip("\n") + "\n" if text.strip() else ""))
+        head = usage(name, config_model)
+        _write(head + ("\n" + text.rstrip("\n") + "\n" if text.strip() else ""))
         return 0
     if args.version:
         _write(f"{name} {version or 'unknown'}\n")
@@ -171,11 +243,18 @@ def run(
     return 1 if rl.results.has_errors else 0
 
 
-def usage(name: str) -> str:
-    """The usage line and the flags every function takes (the head of ``--help``)."""
+def usage(name: str, config_model: type[FunctionConfig] | None = None) -> str:
+    """The usage line and the flags every function takes (the head of ``--help``), with the
+    config's own typed form (``API_VERSION`` and ``KIND`` of ``config_model``)."""
     from ._args import USAGE
 
-    return USAGE.format(name=name)
+    if config_model is None:
+        config = "this function takes none"
+    elif config_model.KIND:
+        config = f"typed {config_model.API_VERSION} {config_model.KIND}, or a ConfigMap"
+    else:
+        config = "a ConfigMap"
+    return USAGE.format(name=name, config=config)
 
 
 def _write(text: str) -> None:

@@ -1,11 +1,13 @@
-"""The release: a wheel built with `pip wheel` installs into a fresh venv (no index: only the
-wheels just built) and its commands run there, on their own, outside this checkout."""
+"""The release: the two wheels (krmlib from sdk/pyproject.toml, krmfn from pyproject.toml) built
+with `pip wheel` install into a fresh venv, krmlib first and alone, and their commands run there,
+on their own, outside this checkout."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
 import sys
+import tomllib
 import venv
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from krmfn import __version__
 from krmlib.testing import run_kpt
 
 ROOT = Path(__file__).resolve().parent.parent
+KRMLIB_VERSION = tomllib.loads((ROOT / "sdk" / "pyproject.toml").read_text())["project"]["version"]
 PACKAGE = ROOT / "testdata" / "applyset-labeler" / "configmap-parent-configmap-form"
 
 
@@ -26,22 +29,52 @@ def _run(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     return done
 
 
+def build_wheels(out: Path, *projects: Path) -> None:
+    """``pip wheel`` of the given projects (no dependencies) into ``out``."""
+    _run(
+        sys.executable, "-m", "pip", "wheel", "-q", "--disable-pip-version-check", "--no-deps",
+        "-c", ROOT / "constraints.txt", "-w", out, *projects, cwd=out.parent,
+    )  # fmt: skip
+
+
+def fresh_venv(where: Path) -> Path:
+    """A new venv with pip (its bin folder)."""
+    venv.create(where, with_pip=True)
+    return where / "bin"
+
+
+def pip_install(bin_dir: Path, *args: str | Path) -> None:
+    """Install with this checkout's pins; the dependencies from the index (or its cache)."""
+    _run(
+        bin_dir / "python", "-m", "pip", "install", "-q", "--disable-pip-version-check",
+        "-c", ROOT / "constraints.txt", *args, cwd=bin_dir.parent,
+    )  # fmt: skip
+
+
 @pytest.mark.kpt
-def test_the_wheel_installs_into_a_fresh_venv_and_runs(tmp_path: Path) -> None:
+def test_the_wheels_install_into_a_fresh_venv_and_run(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
-    _run(
-        sys.executable, "-m", "pip", "wheel", "-q", "--disable-pip-version-check",
-        "-c", ROOT / "constraints.txt", "-w", wheels, ROOT, cwd=tmp_path,
-    )  # fmt: skip
+    build_wheels(wheels, ROOT / "sdk", ROOT)
+    krmlib_wheel = wheels / f"krmlib-{KRMLIB_VERSION}-py3-none-any.whl"
     wheel = wheels / f"krmfn-{__version__}-py3-none-any.whl"
-    assert wheel.exists(), sorted(p.name for p in wheels.iterdir())
-    fresh = tmp_path / "venv"
-    venv.create(fresh, with_pip=True)
-    python, bin_dir = fresh / "bin" / "python", fresh / "bin"
-    _run(
-        python, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-index",
-        "--find-links", wheels, wheel, cwd=tmp_path,
-    )  # fmt: skip
+    assert krmlib_wheel.exists() and wheel.exists(), sorted(p.name for p in wheels.iterdir())
+    bin_dir = fresh_venv(tmp_path / "venv")
+    python = bin_dir / "python"
+    before = {p.name for p in bin_dir.iterdir()}
+    # The library alone: its command, its two dependencies, no function.
+    pip_install(bin_dir, krmlib_wheel)
+    assert {p.name for p in bin_dir.iterdir()} - before == {"krmlib"}
+    assert _run(bin_dir / "krmlib", "--version", cwd=tmp_path).stdout == (
+        f"krmlib {KRMLIB_VERSION}\n"
+    )
+    listed = _run(python, "-m", "pip", "list", "--format=freeze", cwd=tmp_path).stdout
+    names = {line.split("==")[0].lower() for line in listed.split()}
+    assert names - {"pip", "setuptools"} == {"krmlib", "ruamel.yaml", "pyyaml"}, names
+    probe = "import importlib.util as u, krmlib; print(krmlib.__file__, u.find_spec('krmfn'))"
+    where, krmfn_spec = _run(python, "-c", probe, cwd=tmp_path).stdout.split()
+    assert where.startswith(str(tmp_path / "venv")) and krmfn_spec == "None"
+    # Then the functions, which take krmlib from the wheel already installed.
+    pip_install(bin_dir, "--find-links", wheels, wheel)
     # Outside the checkout, the commands find nothing of it: only the installed wheel.
     assert _run(bin_dir / "krmfn", "--version", cwd=tmp_path).stdout == f"krmfn {__version__}\n"
     name = "krmfn-applyset-labeler"

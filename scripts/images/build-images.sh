@@ -56,20 +56,24 @@ tar -C "$KRMFN_ROOT" --exclude=./.git --exclude=./.venv --exclude=./.cache --exc
 # Without build isolation when the venv has the build backend (no network),
 # else with it.
 wheel=(env SOURCE_DATE_EPOCH=315532800 "$PIP" wheel --quiet --disable-pip-version-check
-  --no-deps -w "$newwheel/out" "$newwheel/src")
+  --no-deps -w "$newwheel/out" "$newwheel/src/sdk" "$newwheel/src")
 if ! "${wheel[@]}" --no-build-isolation >"$LOGDIR/wheel-krmfn.log" 2>&1; then
   "${wheel[@]}" >>"$LOGDIR/wheel-krmfn.log" 2>&1 \
     || { tail -n 30 "$LOGDIR/wheel-krmfn.log" >&2; die "pip wheel . failed"; }
 fi
-shopt -s nullglob
-krmfn_wheels=("$newwheel"/out/krmfn-*.whl)
-shopt -u nullglob
-((${#krmfn_wheels[@]} == 1)) || die "pip wheel . made no krmfn wheel"
-krmfn_wheel="$WHEELHOUSE/$(basename "${krmfn_wheels[0]}")"
-if ! cmp -s "${krmfn_wheels[0]}" "$krmfn_wheel"; then
-  find "$WHEELHOUSE" -maxdepth 1 -name 'krmfn-*.whl' -delete
-  mv "${krmfn_wheels[0]}" "$krmfn_wheel"
-fi
+# Two distributions: krmlib (sdk/pyproject.toml) and krmfn, which depends on it.
+for dist in krmlib krmfn; do
+  shopt -s nullglob
+  built=("$newwheel"/out/$dist-*.whl)
+  shopt -u nullglob
+  ((${#built[@]} == 1)) || die "pip wheel made no $dist wheel"
+  kept="$WHEELHOUSE/$(basename "${built[0]}")"
+  if ! cmp -s "${built[0]}" "$kept"; then
+    find "$WHEELHOUSE" -maxdepth 1 -name "$dist-*.whl" -delete
+    mv "${built[0]}" "$kept"
+  fi
+  [[ $dist == krmfn ]] && krmfn_wheel=$kept
+done
 rm -rf "$newwheel"
 trap - EXIT
 
@@ -85,7 +89,7 @@ done
 download=("$PIP" download --quiet --disable-pip-version-check --no-cache-dir
   --only-binary=:all: --implementation cp --python-version "$IMAGE_PY"
   --abi "cp${IMAGE_PY/./}" --abi abi3 --abi none "${platform_args[@]}"
-  -c constraints.txt -d "$WHEELHOUSE" "$krmfn_wheel")
+  -c constraints.txt --find-links "$WHEELHOUSE" -d "$WHEELHOUSE" "$krmfn_wheel")
 if ! "${download[@]}" --no-index --find-links "$WHEELHOUSE" \
     >"$LOGDIR/download.log" 2>&1; then
   log "downloading runtime wheels (cp${IMAGE_PY/./}, $arch)"
