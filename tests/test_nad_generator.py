@@ -197,3 +197,30 @@ def test_a_changed_interface_gets_its_nad_rewritten(settled: Path) -> None:
     after = read_tree(settled)
     render(settled)
     assert read_tree(settled) == after
+
+
+# --- every NAD written is one Multus reads: the vendored CRD's schema, and a CNI configuration.
+
+
+def test_every_nad_written_is_valid_for_the_crd_and_multus() -> None:
+    from tests.test_crd_schemas import validator
+
+    check = validator("k8s.cni.cncf.io/v1", "NetworkAttachmentDefinition")
+    assert check is not None
+    assert list(check.iter_errors({"apiVersion": "k8s.cni.cncf.io/v1", "spec": {}}))
+    seen = 0
+    for case in sorted(CASES.iterdir()):
+        if not (case / "package").is_dir() or case.name.endswith("missing-kptfile"):
+            continue
+        for nad in run_case(case.name).items.where(kind="NetworkAttachmentDefinition"):
+            plain = nad.to_dict()
+            assert not list(check.iter_errors(plain)), (case.name, nad.name)
+            text = plain["spec"]["config"]
+            if text:  # "" for VLAN claims only, as nad-fn writes it
+                config = json.loads(text)
+                assert config["cniVersion"] == "0.3.1"
+                assert all(
+                    isinstance(p.get("type"), str) and p["type"] for p in config.get("plugins", [])
+                )
+            seen += 1
+    assert seen > 50
