@@ -126,6 +126,12 @@ class Dialect:
     def claim_type(self, obj: KubeObject) -> str:
         return condition_type(obj.api_version, obj.kind, obj.name)
 
+    def owner_annotation(self, interface: KubeObject) -> dict[str, str]:
+        """The annotation a new NAD records its Interface in ({}: ``ownership.mark`` does it)."""
+        return {
+            OWNER_ANNOTATION: condition_type(interface.api_version, interface.kind, interface.name)
+        }
+
     def identity(self, interface: KubeObject) -> tuple[str, str]:
         """(name, namespace) of the Interface's NAD; CniError when it cannot be named."""
         annotations = interface.annotations
@@ -263,6 +269,9 @@ class Design(Dialect):
 
     def claim_type(self, obj: KubeObject) -> str:
         return design_condition_type(obj.api_version, obj.kind, obj.name)
+
+    def owner_annotation(self, interface: KubeObject) -> dict[str, str]:
+        return {}  # an ownerReference when the Interface has a uid, else krmfn.dev/owner
 
     def identity(self, interface: KubeObject) -> tuple[str, str]:
         return interface.name, interface.namespace

@@ -9,7 +9,7 @@ conditions are not all ``"True"``, else its NAD is written and its condition set
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any
 
 from krmfn.nephio import (
     DEFAULT_NETWORK,
@@ -24,7 +24,13 @@ from krmfn.nephio import (
     spec_text,
 )
 
-from krmlib import Condition, Conditions, KrmError, KubeObject, ResourceList, get_conditions
+from krmlib import (
+    Condition,
+    Conditions,
+    KrmError,
+    KubeObject,
+    ResourceList,
+)
 from krmlib.children import default_child_path
 
 from .cni import CniError
@@ -42,7 +48,8 @@ def process(rl: ResourceList, config: Config) -> None:
         rl.results.info("no resources present in the resourcelist")
         return
     kptfile = rl.items.kptfile
-    listed = get_conditions(kptfile) if kptfile is not None else []
+    conditions = Conditions(kptfile)  # read once: thousands of conditions in a big package
+    listed = [c for t in conditions.types() if (c := conditions.get(t)) is not None]
     dialect = choose(rl, config, listed)
     if kptfile is None:
         if dialect.requires_kptfile:
@@ -55,7 +62,6 @@ def process(rl: ResourceList, config: Config) -> None:
                 "the package has no Kptfile: no NAD condition to read, nothing was changed"
             )
         return
-    conditions = Conditions(kptfile)
     package = Package.read(rl, dialect)
     instances = [
         (condition, itf)
@@ -166,9 +172,17 @@ def fail_generated(
             conditions.set(Condition(condition.type, "False", condition.reason, failure))
 
 
-class Outcome(NamedTuple):
-    condition: Condition
-    message: str
+def _text(obj: KubeObject, spec: dict[str, Any], *keys: str) -> str:
+    """``spec.<keys>`` of an Interface as text ('' when absent); KrmError naming the field when
+    it is not a scalar."""
+    node: Any = spec
+    for key in keys:
+        node = node.get(key) if isinstance(node, dict) else None
+    if node is None:
+        return ""
+    if isinstance(node, bool) or not isinstance(node, str | int | float):
+        return spec_text(obj, "spec." + ".".join(keys))  # its error
+    return str(node)
 
 
 class Run:
@@ -293,7 +307,10 @@ class Run:
         if interface is None:
             raise CniError(dialect.no_interface)
         name, namespace = dialect.identity(interface)
-        if spec_text(interface, "spec.networkInstance.name") == DEFAULT_NETWORK:
+        spec = interface.get("spec")
+        if not isinstance(spec, dict):
+            raise KrmError("Interface has no spec", obj=interface, field="spec")
+        if _text(interface, spec, "networkInstance", "name") == DEFAULT_NETWORK:
             return None
         claims = self.package.claims.get(interface.name, Claims([], []))
         if not claims.ip and not claims.vlan:
@@ -302,7 +319,7 @@ class Run:
             self.tables = RoutingTables(self.package.networks)
         inputs = Inputs(
             interface,
-            spec_text(interface, "spec.cniType"),
+            _text(interface, spec, "cniType"),
             self.cluster,
             claims,
             self.package.networks,
@@ -313,9 +330,14 @@ class Run:
         return name, namespace, text, interface
 
     def create(self, interface: KubeObject, name: str, namespace: str, text: str) -> None:
+        """A new NAD in its own file next to the Interface (kpt's ``<lower kind>_<name>.yaml``),
+        written whole (no edit after it is made: thousands of them in a big package)."""
         metadata: dict[str, object] = {"name": name}
         if namespace:
             metadata["namespace"] = namespace
+        owner = self.dialect.owner_annotation(interface)
+        if owner:
+            metadata["annotations"] = owner
         nad = KubeObject.from_dict(
             {
                 "apiVersion": NAD_API_VERSION,
@@ -324,7 +346,8 @@ class Run:
                 "spec": {"config": text},
             }
         )
-        self.dialect.ownership.mark(nad, interface)
+        if not owner:
+            self.dialect.ownership.mark(nad, interface)
         nad.set_path(default_child_path(interface, nad))
         self.rl.items.append(nad)
         self.package.nads[(namespace, name)] = nad
