@@ -196,11 +196,117 @@ def package_files(size: int) -> dict[str, str]:
     return files
 
 
-def write_package(size: int, pkg: Path) -> None:
+# The "nephio" shape (nad-generator, issue 26): a package specialized by Nephio's functions, its
+# claims filled: per Interface an IPClaim and a VLANClaim with status, their conditions True, the
+# NAD condition False (every NAD is still to write), a WorkloadCluster and three Networks.
+NEPHIO_NETWORKS = ("vpc-ran", "vpc-internet", "vpc-core")
+NEPHIO_HEAD = """\
+# part {number} of the specialized benchmark package
+"""
+WORKLOAD_CLUSTER = """\
+apiVersion: infra.nephio.org/v1alpha1
+kind: WorkloadCluster
+metadata:
+  name: workload-cluster
+  annotations:
+    config.kubernetes.io/local-config: "true"
+spec:
+  clusterName: bench
+  cnis:
+  - macvlan
+  - ipvlan
+  - sriov
+  masterInterface: eth1
+"""
+NETWORK = """\
+apiVersion: infra.nephio.org/v1alpha1
+kind: Network
+metadata:
+  name: {name}
+  annotations:
+    config.kubernetes.io/local-config: "true"
+spec:
+  routingTables:
+  - name: {name}
+    prefixes:
+    - prefix: 10.{index}.0.0/16
+    - prefix: 172.{index}.0.0/16
+    - prefix: {index}000::/32
+"""
+OWNER = "specializer.nephio.org/owner"
+
+
+def nephio_package_files(size: int) -> dict[str, str]:
+    """The "nephio" shape as {relative path: text}: about ``size`` resources (three per
+    Interface), with a condition per Interface, claim and NAD in the Kptfile."""
+    rng = random.Random(f"{SEED}-nephio-{size}")
+    files = {"workload-cluster.yaml": WORKLOAD_CLUSTER}
+    files["networks.yaml"] = "---\n".join(
+        NETWORK.format(name=name, index=index + 1) for index, name in enumerate(NEPHIO_NETWORKS)
+    )
+    conditions: list[str] = []
+    docs: list[str] = []
+    for index in range(max(1, (size - 4) // 3)):
+        itf = f"n{rng.choice((3, 4, 6, 9))}-{index:06d}"
+        claim = f"upf-bench-{itf}"
+        network = rng.choice(NEPHIO_NETWORKS)
+        owned = f"req.nephio.org/v1alpha1.Interface.{itf}"
+        docs.append(
+            "apiVersion: req.nephio.org/v1alpha1\nkind: Interface\nmetadata:\n"
+            f'  name: {itf}\n  annotations:\n    config.kubernetes.io/local-config: "true"\n'
+            f"    {OWNER}: workload.nephio.org/v1alpha1.NFDeployment.upf-bench\n"
+            "    specializer.nephio.org/namespace: upf\n"
+            f"spec:\n  networkInstance:\n    name: {network}\n"
+            f"  cniType: {rng.choice(('macvlan', 'ipvlan', 'sriov'))}\n  attachmentType: vlan\n"
+        )
+        a, b = divmod(index, 250)
+        docs.append(
+            "apiVersion: ipam.resource.nephio.org/v1alpha1\nkind: IPClaim\nmetadata:\n"
+            f'  name: {claim}-ipv4\n  annotations:\n    config.kubernetes.io/local-config: "true"\n'
+            f"    {OWNER}: {owned}\nspec:\n  kind: network\n  networkInstance:\n"
+            f"    name: {network}\nstatus:\n  prefix: 10.{a % 250}.{b}.10/24\n"
+            f"  gateway: 10.{a % 250}.{b}.1\n"
+        )
+        docs.append(
+            "apiVersion: vlan.resource.nephio.org/v1alpha1\nkind: VLANClaim\nmetadata:\n"
+            f'  name: {claim}\n  annotations:\n    config.kubernetes.io/local-config: "true"\n'
+            f"    {OWNER}: {owned}\nspec:\n  vlanIndex:\n    name: bench\n"
+            f"status:\n  vlanID: {100 + index % 3900}\n"
+        )
+        for type_, status, message in (
+            (f"ipam.resource.nephio.org/v1alpha1.IPClaim.{claim}-ipv4", "True", "update done"),
+            (
+                f"k8s.cni.cncf.io/v1.NetworkAttachmentDefinition.{claim}",
+                "False",
+                "create initial resource",
+            ),
+            (f"vlan.resource.nephio.org/v1alpha1.VLANClaim.{claim}", "True", "update done"),
+        ):
+            conditions.append(
+                f'  - type: {type_}\n    status: "{status}"\n    reason: {owned}\n'
+                f"    message: {message}\n"
+            )
+    files["Kptfile"] = KPTFILE.format(size=size) + "status:\n  conditions:\n" + "".join(conditions)
+    for start in range(0, len(docs), PER_FILE):
+        number = start // PER_FILE
+        path = f"resources/group-{number // 50:02d}/part-{number:05d}.yaml"
+        files[path] = NEPHIO_HEAD.format(number=number) + "---\n".join(
+            docs[start : start + PER_FILE]
+        )
+    return files
+
+
+SHAPES: dict[str, Callable[[int], dict[str, str]]] = {
+    "mixed": package_files,
+    "nephio": nephio_package_files,
+}
+
+
+def write_package(size: int, pkg: Path, shape: str = "mixed") -> None:
     """Write the package of ``size`` resources to ``pkg`` (replacing it)."""
     if pkg.exists():
         shutil.rmtree(pkg)
-    for rel, text in package_files(size).items():
+    for rel, text in SHAPES[shape](size).items():
         path = pkg / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -211,9 +317,9 @@ def kpt_version() -> str:
     return done.stdout.strip() or "unknown"
 
 
-def _stamp(size: int) -> str:
+def _stamp(size: int, shape: str = "mixed") -> str:
     source = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
-    return f"size={size} generator={source} kpt={kpt_version()}\n"
+    return f"size={size} shape={shape} generator={source} kpt={kpt_version()}\n"
 
 
 def write_resource_list(pkg: Path, out: Path) -> None:
@@ -222,11 +328,14 @@ def write_resource_list(pkg: Path, out: Path) -> None:
         subprocess.run(["kpt", "fn", "source", str(pkg)], stdout=sink, check=True)
 
 
-def generate(size: int, out: Path | None = None, *, force: bool = False) -> Path:
+def generate(
+    size: int, out: Path | None = None, *, force: bool = False, shape: str = "mixed"
+) -> Path:
     """The directory with ``pkg/`` and ``resourcelist.yaml`` for ``size``; reused when current."""
-    target = out if out is not None else OUT_DIR / f"size-{size}"
+    folder = f"size-{size}" if shape == "mixed" else f"{shape}-size-{size}"
+    target = out if out is not None else OUT_DIR / folder
     stamp_path = target / STAMP_NAME
-    stamp = _stamp(size)
+    stamp = _stamp(size, shape)
     if (
         not force
         and stamp_path.is_file()
@@ -236,7 +345,7 @@ def generate(size: int, out: Path | None = None, *, force: bool = False) -> Path
         return target
     target.mkdir(parents=True, exist_ok=True)
     stamp_path.unlink(missing_ok=True)
-    write_package(size, target / PKG_NAME)
+    write_package(size, target / PKG_NAME, shape)
     write_resource_list(target / PKG_NAME, target / RL_NAME)
     stamp_path.write_text(stamp)
     return target
@@ -247,8 +356,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, required=True, help="number of resources")
     parser.add_argument("--out", type=Path, help="directory (default bench/out/size-N)")
     parser.add_argument("--force", action="store_true", help="regenerate even if up to date")
+    parser.add_argument(
+        "--shape", choices=sorted(SHAPES), default="mixed", help="mixed, or nephio (specialized)"
+    )
     args = parser.parse_args(argv)
-    target = generate(args.size, args.out, force=args.force)
+    target = generate(args.size, args.out, force=args.force, shape=args.shape)
     rl = target / RL_NAME
     print(f"{target / PKG_NAME}  ({rl}: {rl.stat().st_size / 1e6:.1f} MB)")
     return 0

@@ -107,6 +107,11 @@ FUNCTIONS: tuple[Function, ...] = (
         "make the package a KEP-3659 ApplySet",
         process="process:process",
     ),
+    Function(
+        "nad-generator",
+        "NetworkAttachmentDefinitions once an Interface's claims are ready (Nephio's nad-fn)",
+        process="process:process",
+    ),
 )
 
 BY_NAME = {function.name: function for function in FUNCTIONS}

@@ -111,6 +111,7 @@ class Conditions:
         # text of its list entry (see _indent), or a dict when the small emitter cannot write it.
         # None: removed.
         self._raw: list[Any] = list(raw) if isinstance(raw, list) else []
+        self._input: list[Any] = list(self._raw)  # the entries as read (set replaces, never edits)
         self._index: dict[str, int] = {}
         for index, item in enumerate(self._raw):
             if isinstance(item, dict) and isinstance(item.get("type"), str):
@@ -122,6 +123,8 @@ class Conditions:
         # only grew takes them); flush re-indents them if the Kptfile moved it.
         point = self._append_point()
         self._indent = point[2] if point is not None else 0
+        # The text the point was found in: _rewrite reuses it while the Kptfile keeps that text.
+        self._point = (kptfile._src if kptfile is not None else None, point)
 
     def types(self) -> list[str]:
         if self._stale:
@@ -197,7 +200,7 @@ class Conditions:
         """Write the conditions back into the Kptfile (only when something changed)."""
         if self.kptfile is None or not self._dirty:
             return
-        if not self._append():
+        if not self._append() and not self._rewrite():
             self._write_values()
         self._dirty = False
 
@@ -235,6 +238,56 @@ class Conditions:
         self._stale = True
         return True
 
+    def _rewrite(self) -> bool:
+        """Entries of the input changed or removed, in a Kptfile whose list is written exactly as
+        the small emitter writes it (no comment, quote or order it would lose): the list's text
+        replaced by the emitter's text of the new list, in one edit (thousands of conditions set
+        "True" by a function: no round trip). False when that does not apply."""
+        kptfile = self.kptfile
+        assert kptfile is not None
+        if not self._written or kptfile._node is not None or kptfile._text is None:
+            return False
+        src = kptfile._src
+        point = self._point[1] if self._point[0] == src else self._append_point()
+        if point is None or point[1]:
+            return False
+        at, _, indent = point
+        old = [_emit.seq_entry(v, indent) if isinstance(v, dict) else None for v in self._input]
+        if any(text is None for text in old):
+            return False
+        old_text = "".join(t for t in old if t is not None)
+        start = at - len(old_text)
+        if start < 0 or src[start:at] != old_text:
+            return False
+        # The entries start right after the key (else the list holds more than was read).
+        key = f"\n{' ' * indent}{self._PATH[-1]}:\n"  # a compact list: "- " under the key
+        if not src.endswith(key, 0, start):
+            return False
+        new: list[str] = []
+        for index, item in enumerate(self._raw):
+            if item is None:
+                continue
+            if index >= self._written and isinstance(item, str):
+                new.append(_reindent(item, self._indent, indent))
+                continue
+            text = _emit.seq_entry(item, indent) if isinstance(item, dict) else None
+            if text is None:
+                return False
+            if index < self._written and item != self._input[index]:
+                # An edited scalar keeps its quote style in the general way: the same here.
+                before, after = _styles(old[index] or ""), _styles(text)
+                if before is None or after is None:
+                    return False
+                if any(before[k] != after[k] for k in before.keys() & after.keys()):
+                    return False
+            new.append(text)
+        if not new:
+            return False  # an empty list: the general way writes `conditions: []`
+        kptfile._edit_src(src[:start] + "".join(new) + src[at:])
+        kptfile._spliced_at(self._PATH)
+        self._stale = True  # read again if used after the flush
+        return True
+
     def _append_point(self) -> tuple[int, str, int] | None:
         kptfile = self.kptfile
         if kptfile is None or not of(kptfile).has_text():
@@ -243,6 +296,18 @@ class Conditions:
 
         store = of(kptfile)
         return list_append_point(store.src, store.is_item, self._PATH, self._written > 0)
+
+
+def _styles(entry: str) -> dict[str, str] | None:
+    """Key -> how its value is quoted (``"``, ``'`` or '') in an entry of one ``key: value``
+    line per key; None for any other layout."""
+    out: dict[str, str] = {}
+    for line in entry.splitlines():
+        key, sep, value = line.lstrip(" ").removeprefix("- ").partition(": ")
+        if not sep or not key:
+            return None
+        out[key] = value[:1] if value[:1] in ("'", '"') else ""
+    return out
 
 
 def _pieces(head: str, entries: list[str], old: int, new: int) -> tuple[str, ...]:

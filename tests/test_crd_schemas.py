@@ -1,4 +1,4 @@
-"""What interface-expander and topology-to-pvs write is what an API server accepts.
+"""What interface-expander, topology-to-pvs and nad-generator write is what an API server accepts.
 
 Every object a golden case or an example of the two functions creates or changes is validated
 against the published CRD schema of its kind (testdata/crds, sources in testdata/crds/SOURCES.md)
@@ -20,6 +20,8 @@ import jsonschema
 import pytest
 from krmfn.interface_expander import Config as ExpanderConfig
 from krmfn.interface_expander import process as expand
+from krmfn.nad_generator import Config as NadConfig
+from krmfn.nad_generator import process as nad_generator
 from krmfn.topology_to_pvs import Config as TopologyConfig
 from krmfn.topology_to_pvs import process as topology
 
@@ -32,8 +34,13 @@ Runner = Callable[[str], tuple[str, int]]
 FUNCTIONS: dict[str, Runner] = {
     "interface-expander": lambda text: run_text(expand, ExpanderConfig, text),
     "topology-to-pvs": lambda text: run_text(topology, TopologyConfig, text),
+    "nad-generator": lambda text: run_text(nad_generator, NadConfig, text),
 }
-EXAMPLES = {"interface-expander": ["upf"], "topology-to-pvs": ["topology"]}
+EXAMPLES = {
+    "interface-expander": ["upf"],
+    "topology-to-pvs": ["topology"],
+    "nad-generator": ["free5gc-upf"],
+}
 
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -185,6 +192,7 @@ def test_every_kind_the_functions_write_is_checked(monkeypatch: pytest.MonkeyPat
         "kpt.dev/v1 Kptfile",
         "config.porch.kpt.dev/v1alpha2 PackageVariantSet",
         "workload.nephio.org/v1alpha1 NFDeployed",
+        "k8s.cni.cncf.io/v1 NetworkAttachmentDefinition",
     }
     assert with_schema <= {" ".join(k) for k in written}
     for kind in with_schema:

@@ -220,3 +220,34 @@ def test_thousands_of_new_conditions_are_written_as_their_own_pieces() -> None:
         "      message: message number 7\n"
     )
     assert fast.to_yaml() == reference.to_yaml()
+
+
+def test_changed_conditions_are_one_edit_of_the_text_not_the_round_trip() -> None:
+    """Existing entries changed (thousands of conditions set "True" by nad-generator, issue 26):
+    the list's text is replaced in one edit when the emitter writes the input's entries exactly;
+    the same text as setting the list as values, and no round-trip tree."""
+    entries = "".join(
+        f'    - type: t{n}\n      status: "False"\n      reason: r\n      message: waiting\n'
+        for n in range(300)
+    )
+    text = HEAD + "  status:\n    conditions:\n" + entries + "  info: {}\n"
+    fast, reference = (KubeObject._span(text, 0, len(text)) for _ in range(2))
+    views = Conditions(fast), ValuesConditions(reference)
+    for view in views:
+        for n in range(0, 300, 2):
+            view.set(Condition(f"t{n}", "True", "r", "done"))
+        view.remove("t1")
+        view.set(Condition("new", "False", "", "created"))
+        view.flush()
+    assert fast._node is None  # edited as text
+    assert fast.to_yaml() == reference.to_yaml()
+    assert '    - type: t0\n      status: "True"\n      reason: r\n      message: done\n' in (
+        fast.to_item()
+    )
+    # a changed scalar whose quoting would change takes the general way (quote style kept)
+    quoted = HEAD + '  status:\n    conditions:\n    - type: q\n      status: "False"\n'
+    kptfile = KubeObject._span(quoted, 0, len(quoted))
+    conditions = Conditions(kptfile)
+    conditions.set(Condition("q", "Unknown", "", ""))
+    conditions.flush()
+    assert 'status: "Unknown"' in kptfile.to_item()
