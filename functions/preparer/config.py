@@ -21,7 +21,7 @@ class PluginSpec(Record):
     builtin: Builtin | None = None
     image: str | None = None
     protocol: Literal["krm", "tko"] = "krm"
-    timeout: float = Field(default=60.0, gt=0)
+    timeout: float = Field(default=60.0, gt=0, le=86400)  # seconds; .inf is refused
     properties: dict[str, str] = Field(default_factory=dict)
 
     @model_validator(mode="after")
