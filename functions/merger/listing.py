@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -14,6 +13,8 @@ import yaml
 from krmfn.tko import find_deployment, is_approved, is_prepared, metadata_of
 
 from krmlib import KrmError, read_package
+
+from .listed import id_pattern, shown, value_pattern
 
 USAGE = """usage: krmfn deployments list ROOT [--prepared | --unprepared]
          [--approved | --unapproved] [--template PATTERN] [--site PATTERN] [--parent ID]
@@ -65,27 +66,6 @@ class Row:
         }
 
 
-def id_pattern(pattern: str) -> re.Pattern[str]:
-    """TKO's id pattern: ``*`` within a segment, ``**`` across ``/`` and ``:``."""
-    out = ""
-    index = 0
-    while index < len(pattern):
-        if pattern.startswith("**", index):
-            out += r"[0-9A-Za-z_.\-/:]*"
-            index += 2
-        elif pattern[index] == "*":
-            out += r"[0-9A-Za-z_.\-]*"
-            index += 1
-        else:
-            out += re.escape(pattern[index])
-            index += 1
-    return re.compile(out)
-
-
-def value_pattern(pattern: str) -> re.Pattern[str]:
-    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")), re.S)
-
-
 def rows_under(root: Path, catalog: Path | None) -> list[Row]:
     rows = []
     skip = catalog.resolve() if catalog is not None else None
@@ -103,14 +83,14 @@ def rows_under(root: Path, catalog: Path | None) -> list[Row]:
         spec = deployment.get("spec") or {}
         spec = spec if isinstance(spec, dict) else {}
         own_metadata = spec.get("metadata") if isinstance(spec.get("metadata"), dict) else {}
-        metadata = {str(k): str(v) for k, v in (own_metadata or {}).items()}
+        metadata = {str(k): shown(v) for k, v in (own_metadata or {}).items()}
         metadata.update(metadata_of(objects))
         rows.append(
             Row(
                 id=rel.as_posix() or ".",
-                template=str(spec.get("templateId") or ""),
-                site=str(spec.get("siteId") or ""),
-                parent=str(spec.get("parentDeploymentId") or ""),
+                template=shown(spec.get("templateId")),
+                site=shown(spec.get("siteId")),
+                parent=shown(spec.get("parentDeploymentId")),
                 prepared=is_prepared(deployment),
                 approved=is_approved(deployment),
                 metadata=dict(sorted(metadata.items())),
