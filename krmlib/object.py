@@ -623,7 +623,15 @@ class _FieldMap(MutableMapping[str, str]):
             if scanned is not None:
                 return scanned
         value = _walk(obj._read(), self._path, obj)
-        return value if isinstance(value, dict) else {}
+        if isinstance(value, dict):
+            return value
+        if value is None or value is _MISSING:
+            return {}
+        field = ".".join(self._path)  # a string where kpt wants a map: refused (issue 27.6)
+        what = "a list" if isinstance(value, list) else "a scalar"
+        raise FieldTypeError(
+            f"{obj.kind} {obj.name}: {field} must be a map, not {what}", obj=obj, field=field
+        )
 
     def __getitem__(self, key: str) -> str:
         value = self._map()[key]

@@ -18,6 +18,7 @@ from .members import (
 )
 from .parent import (
     annotate_parent,
+    check_kubectl_parent,
     check_parent,
     find_parent,
     is_core_parent,
@@ -31,6 +32,7 @@ from .scope import Scopes, crd_group_kind, is_crd
 def process(rl: ResourceList, config: Config) -> None:
     items, results = rl.items, rl.results
     ref = _parent_ref(rl, config)
+    check_kubectl_parent(ref, config)
     scopes = Scopes.build(items, config.cluster_scoped_kinds)
     cluster = scopes.cluster_scoped(ref.kind, ref.group)
     found = find_parent(items, ref)
