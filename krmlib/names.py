@@ -94,10 +94,11 @@ def check_names(
     """Refuse a ``name`` (and ``namespace``, when given) that a function is about to give a new
     or renamed object of ``kind``: a :class:`KrmError` on ``source``, the item the value comes
     from, naming its ``field`` (or ``namespace_field``), the value and the rule."""
+    where = f"{source.kind} {source.name}: " if source is not None else ""
     problem = name_problem(name, kind)
     if problem is not None:
         raise KrmError(
-            f"{field} gives the {kind} the name {_shown(name)}, which an API server refuses: "
+            f"{where}{field} gives the {kind} the name {_shown(name)}, which an API server refuses: "
             f"{problem}",
             obj=source,
             field=field,
@@ -106,7 +107,7 @@ def check_names(
         problem = label_problem(namespace)
         if problem is not None:
             raise KrmError(
-                f"{namespace_field} gives the {kind} {name} the namespace {_shown(namespace)}, "
+                f"{where}{namespace_field} gives the {kind} {name} the namespace {_shown(namespace)}, "
                 f"which an API server refuses: {problem}",
                 obj=source,
                 field=namespace_field,

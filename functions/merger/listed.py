@@ -1,60 +1,6 @@
-"""What ``krmfn deployments list`` shows and matches: values as text (never a Python ``repr``,
-issue 27.7) and its patterns, matched in time linear in the text (issue 27.3).
-
-A regular expression such as ``.*-.*-.*-end`` backtracks: on a 300-character value that a
-package controls it ran for more than 20 s. Here a pattern is a list of steps, each a literal
-character or a star (any run of the characters it allows), and a match keeps the set of steps
-reached so far while it reads the text once: at most (text length) x (pattern length) steps.
-"""
+"""What ``krmfn deployments list`` shows: values as text, never a Python ``repr`` (issue 27.7)."""
 
 from __future__ import annotations
-
-from collections.abc import Callable
-
-# A step: a literal character, or a star given as the test of the characters it may take.
-Step = str | Callable[[str], bool]
-
-_SEGMENT = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.-")
-_ID = _SEGMENT | {"/", ":"}
-
-
-class Pattern:
-    """A compiled pattern: :meth:`fullmatch` says whether it matches a whole text."""
-
-    __slots__ = ("_steps",)
-
-    def __init__(self, steps: list[Step]) -> None:
-        self._steps = steps
-
-    def fullmatch(self, text: str) -> bool:
-        steps = self._steps
-        count = len(steps)
-        states = self._closure({0})
-        for char in text:
-            following: set[int] = set()
-            for state in states:
-                if state == count:
-                    continue
-                step = steps[state]
-                if isinstance(step, str):
-                    if step == char:
-                        following.add(state + 1)
-                elif step(char):
-                    following.add(state)  # a star takes one more character and stays
-            if not following:
-                return False
-            states = self._closure(following)
-        return count in states
-
-    def _closure(self, states: set[int]) -> set[int]:
-        """``states`` and every state reached from them by a star taking nothing."""
-        out = set(states)
-        for start in states:
-            state = start
-            while state < len(self._steps) and not isinstance(self._steps[state], str):
-                state += 1
-                out.add(state)
-        return out
 
 
 def shown(value: object) -> str:
@@ -71,37 +17,4 @@ def shown(value: object) -> str:
     return str(value)
 
 
-def id_pattern(pattern: str) -> Pattern:
-    """TKO's id pattern: ``*`` any run of characters within one segment (``[0-9A-Za-z_.-]``),
-    ``**`` across ``/`` and ``:`` as well; every other character stands for itself."""
-    steps: list[Step] = []
-    index = 0
-    while index < len(pattern):
-        if pattern.startswith("**", index):
-            steps.append(_ID.__contains__)
-            index += 2
-        elif pattern[index] == "*":
-            steps.append(_SEGMENT.__contains__)
-            index += 1
-        else:
-            steps.append(pattern[index])
-            index += 1
-    return Pattern(steps)
-
-
-def _anything(char: str) -> bool:
-    return True
-
-
-def value_pattern(pattern: str) -> Pattern:
-    """A metadata value pattern: ``*`` any text (newlines included); the rest as written."""
-    steps: list[Step] = []
-    for char in pattern:
-        if char != "*":
-            steps.append(char)
-        elif not steps or steps[-1] is not _anything:  # ** is *
-            steps.append(_anything)
-    return Pattern(steps)
-
-
-__all__ = ["Pattern", "id_pattern", "shown", "value_pattern"]
+__all__ = ["shown"]

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import yaml
 from krmfn.tko import find_deployment, is_approved, is_prepared, metadata_of
+from krmfn.tko.patterns import id_pattern, value_pattern
 
 from krmlib import KrmError, read_package
 
-from .listed import id_pattern, shown, value_pattern
+from .listed import shown
 
 USAGE = """usage: krmfn deployments list ROOT [--prepared | --unprepared]
          [--approved | --unapproved] [--template PATTERN] [--site PATTERN] [--parent ID]
