@@ -104,6 +104,7 @@ if TYPE_CHECKING:
         field_validator,
         model_validator,
     )
+    from .written import scalar_text, text_of
 
 # Public name → the module that defines it.
 _WHERE = {
@@ -183,6 +184,8 @@ _WHERE = {
     "run": "runner",
     "run_resource_list": "runner",
     "run_text": "runner",
+    "scalar_text": "written",
+    "text_of": "written",
     "Field": "schema",
     "Record": "schema",
     "RecordError": "schema",
@@ -265,12 +268,14 @@ __all__ = [
     "run_resource_list",
     "run_text",
     "safe_target",
+    "scalar_text",
     "sha1_hex",
     "sha256_digest",
     "sha256_hex",
     "short_hash",
     "slug",
     "subdomain_problem",
+    "text_of",
     "without_annotations",
     "without_kpt_internal",
     "write_package",

@@ -98,8 +98,8 @@ def check_names(
     problem = name_problem(name, kind)
     if problem is not None:
         raise KrmError(
-            f"{where}{field} gives the {kind} the name {_shown(name)}, which an API server refuses: "
-            f"{problem}",
+            f"{where}{field} gives the {kind} the name {_shown(name)}, which an API server "
+            f"refuses: {problem}",
             obj=source,
             field=field,
         )
@@ -107,8 +107,8 @@ def check_names(
         problem = label_problem(namespace)
         if problem is not None:
             raise KrmError(
-                f"{where}{namespace_field} gives the {kind} {name} the namespace {_shown(namespace)}, "
-                f"which an API server refuses: {problem}",
+                f"{where}{namespace_field} gives the {kind} {name} the namespace "
+                f"{_shown(namespace)}, which an API server refuses: {problem}",
                 obj=source,
                 field=namespace_field,
             )

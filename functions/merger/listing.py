@@ -13,7 +13,7 @@ import yaml
 from krmfn.tko import find_deployment, is_approved, is_prepared, metadata_of
 from krmfn.tko.patterns import id_pattern, value_pattern
 
-from krmlib import KrmError, read_package
+from krmlib import KrmError, KubeObject, read_package, text_of
 
 from .listed import shown
 
@@ -84,20 +84,32 @@ def rows_under(root: Path, catalog: Path | None) -> list[Row]:
         spec = deployment.get("spec") or {}
         spec = spec if isinstance(spec, dict) else {}
         own_metadata = spec.get("metadata") if isinstance(spec.get("metadata"), dict) else {}
-        metadata = {str(k): shown(v) for k, v in (own_metadata or {}).items()}
+        metadata = {
+            str(k): _written(deployment, ("spec", "metadata", str(k)), v)
+            for k, v in (own_metadata or {}).items()
+        }
         metadata.update(metadata_of(objects))
         rows.append(
             Row(
                 id=rel.as_posix() or ".",
-                template=shown(spec.get("templateId")),
-                site=shown(spec.get("siteId")),
-                parent=shown(spec.get("parentDeploymentId")),
+                template=_written(deployment, ("spec", "templateId"), spec.get("templateId")),
+                site=_written(deployment, ("spec", "siteId"), spec.get("siteId")),
+                parent=_written(
+                    deployment, ("spec", "parentDeploymentId"), spec.get("parentDeploymentId")
+                ),
                 prepared=is_prepared(deployment),
                 approved=is_approved(deployment),
                 metadata=dict(sorted(metadata.items())),
             )
         )
     return rows
+
+
+def _written(obj: KubeObject, path: tuple[str, ...], value: object) -> str:
+    """A listed field as written (``templateId: 0123`` is ``0123``), never a Python repr."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return text_of(obj, path) or shown(value)
+    return shown(value)
 
 
 def selected(rows: Sequence[Row], opts: argparse.Namespace, wanted: Mapping[str, str]) -> list[Row]:

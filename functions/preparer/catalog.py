@@ -26,6 +26,7 @@ from krmlib import (
     default_file_name,
     is_kptfile,
     read_package,
+    text_of,
 )
 
 KINDS = {"templates": "Template", "sites": "Site"}
@@ -234,7 +235,7 @@ def _loader(objects: list[KubeObject]) -> Callable[[], list[KubeObject]]:
 
 
 def _inline_entry(obj: KubeObject, section: str) -> CatalogEntry:
-    entry_id = str(obj.get(f"spec.{SPEC_ID[section]}") or obj.name)
+    entry_id = text_of(obj, f"spec.{SPEC_ID[section]}") or obj.name  # as written: 0123
     raw = obj.get("spec.package.resources", []) or []
     if not isinstance(raw, list):
         raise KrmError("spec.package.resources must be a list", obj=obj)
