@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from krmlib import KrmError, KubeObject, ResourceList, Results
+from krmlib import KrmError, KubeObject, ResourceList, Results, check_names
 
 from .applyset_id import applyset_id
 from .config import Config, ParentRef
@@ -71,6 +71,15 @@ def process(rl: ResourceList, config: Config) -> None:
 
     parent = found
     if parent is None and is_core_parent(ref):
+        named_by_config = bool(config.parent.name)  # else the Kptfile's name (issue 27.1)
+        check_names(
+            ref.name,
+            namespace,
+            kind=ref.kind,
+            source=None if named_by_config else items.kptfile,
+            field=config.field_path("parent.name") if named_by_config else "metadata.name",
+            namespace_field=config.field_path("parent.namespace"),
+        )
         parent = items.append(new_parent(ref, namespace, set_id, config))
         results.info(f"created the parent {ref.group_kind}/{ref.name} in {parent.path}", parent)
     if parent is not None:

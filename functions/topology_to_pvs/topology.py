@@ -163,7 +163,7 @@ def _read_instance(
     nf_type = template.get("nfType")
     if nf_type not in NF_TYPES:
         results.error(
-            f"unknown nfType {nf_type!r}: expected one of {', '.join(NF_TYPES)}",
+            f"unknown nfType {_shown(nf_type)}: expected one of {', '.join(NF_TYPES)}",
             obj,
             f"{path}.nfTemplate.nfType",
             current=nf_type,
@@ -272,3 +272,12 @@ def _read_class(obj: KubeObject, results: Results) -> NFClass | None:
         revision=None if revision in (None, "") else revision,
         workspace=str(workspace) if workspace else None,
     )
+
+
+def _shown(value: object) -> str:
+    """A value for a message: a string quoted, anything else as JSON (never a Python repr)."""
+    if isinstance(value, str):
+        return f"'{value}'"
+    import json  # a wrong value only
+
+    return json.dumps(value, default=str)
