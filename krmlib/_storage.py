@@ -230,7 +230,8 @@ class Storage:
 
     def string_map(self, path: tuple[str, ...], obj: KubeObject) -> dict[str, Any]:
         """The map at ``metadata.labels`` or ``metadata.annotations``: scanned from the text
-        while it is unparsed, else read from the tree ({} when absent or not a map)."""
+        while it is unparsed, else read from the tree ({} when absent or null; a list or a
+        scalar there is refused: kpt wants a map, and writing would lose the user's value)."""
         if self.node is None and self.plain is None and self.text is not None:
             section = path[1]
             scanned = self.scanned
@@ -242,7 +243,15 @@ class Storage:
             if found is not None:
                 return found
         value = walk(self.read(), path, obj)
-        return value if isinstance(value, dict) else {}
+        if isinstance(value, dict):
+            return value
+        if value is None or value is MISSING:
+            return {}
+        field = ".".join(path)
+        what = "a list" if isinstance(value, list) else "a scalar"
+        raise FieldTypeError(
+            f"{obj.kind} {obj.name}: {field} must be a map, not {what}", obj=obj, field=field
+        )
 
     # --- writing --------------------------------------------------------------------------
 

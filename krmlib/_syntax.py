@@ -224,10 +224,21 @@ def _scalar_kind(event: Any) -> str | None:
         else:
             what = "a number"
         return f"{what} ({value}; quote it to make it a string)"
+    if len(value) <= 3 and value in _BOOL_1_1:
+        truth = "true" if value[:1] in "yYoO" and value not in _FALSE_O else "false"
+        return (
+            f"a boolean in YAML 1.1 ({value}, which kubectl reads as {truth}; quote it to make "
+            "it a string)"
+        )
     return None
 
 
 _DATE = re.compile(r"^[0-9]{4}-")
+# What YAML 1.1 readers (go-yaml v2 under kubectl, PyYAML) take for booleans beyond true/false.
+_BOOL_1_1 = frozenset(
+    "y Y yes Yes YES n N no No NO on On ON off Off OFF".split()  # noqa: SIM905
+)
+_FALSE_O = frozenset({"off", "Off", "OFF"})
 
 
 def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed

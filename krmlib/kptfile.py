@@ -6,6 +6,7 @@ from typing import Any, Literal, NamedTuple
 
 from . import _emit, _yaml
 from ._storage import of
+from .errors import KrmError
 from .object import KubeObject
 
 Status = Literal["True", "False", "Unknown"]
@@ -110,6 +111,14 @@ class Conditions:
         # The input's entries (dicts, or whatever the list held), then the new ones: each the
         # text of its list entry (see _indent), or a dict when the small emitter cannot write it.
         # None: removed.
+        if raw is not None and not isinstance(raw, list) and kptfile is not None:
+            # never written over: the user's value would be lost (issue 27.6)
+            raise KrmError(
+                f"{kptfile.kind} {kptfile.name}: status.conditions must be a list, not "
+                f"{'a map' if isinstance(raw, dict) else 'a scalar'}",
+                obj=kptfile,
+                field="status.conditions",
+            )
         self._raw: list[Any] = list(raw) if isinstance(raw, list) else []
         self._input: list[Any] = list(self._raw)  # the entries as read (set replaces, never edits)
         self._index: dict[str, int] = {}

@@ -36,7 +36,7 @@ def run_text(
 ) -> tuple[str, int]:
     """Run a function on ResourceList text; (output ResourceList text, exit code)."""
     rl = run_resource_list(process, config_model, text)
-    return rl.to_yaml(), (1 if rl.results.has_errors else 0)
+    return rl.to_yaml(), exit_code(rl)
 
 
 @overload
@@ -240,7 +240,7 @@ def run(
         pieces = list(rl.pieces())
     if not _write_pieces(pieces):
         return 1
-    return 1 if rl.results.has_errors else 0
+    return exit_code(rl)
 
 
 def usage(name: str, config_model: type[FunctionConfig] | None = None) -> str:
@@ -313,7 +313,7 @@ def _run_files(
         _write(rl.to_stream())
         for result in rl.results.sorted():
             sys.stderr.write(f"{name}: {result}\n")
-    return 1 if rl.results.has_errors else 0
+    return exit_code(rl)
 
 
 def read_files(paths: Sequence[str]) -> list[KubeObject]:
@@ -350,3 +350,21 @@ def read_files(paths: Sequence[str]) -> list[KubeObject]:
 
 def _is_yaml(path: Path) -> bool:
     return path.is_file() and (path.suffix in (".yaml", ".yml") or path.name == "Kptfile")
+
+
+def exit_code(rl: ResourceList) -> int:
+    """1 when the ResourceList written has an error result, this function's or one kept from
+    its input (an earlier function's), else 0 (issue 27.8)."""
+    if rl.results.has_errors:
+        return 1
+    earlier = rl._input_results  # the earlier results, kept as written
+    if "error" not in earlier:
+        return 0
+    try:
+        results = KubeObject.from_yaml("results:\n" + earlier).get("results")
+    except Exception:  # unreadable: it was checked with the input; nothing to add
+        return 0
+    return int(
+        isinstance(results, list)
+        and any(isinstance(r, dict) and r.get("severity") == "error" for r in results)
+    )

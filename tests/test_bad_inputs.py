@@ -59,25 +59,41 @@ def _file_cases() -> dict[str, str]:
     return {str(k): str(v) for k, v in yaml.safe_load((BAD / "cases.yaml").read_text()).items()}
 
 
-CASES = sorted(_file_cases()) + sorted(_generated())
+def _domain_cases() -> dict[str, dict[str, str]]:
+    """testdata/bad/domain.yaml: per function ("*": the others), the error each must give."""
+    loaded = yaml.safe_load((BAD / "domain.yaml").read_text())
+    return {str(k): {str(f): str(n) for f, n in v.items()} for k, v in loaded.items()}
+
+
+CASES = sorted(_file_cases()) + sorted(_domain_cases()) + sorted(_generated())
 
 
 def _limits() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
-def _input(case: str) -> tuple[bytes, str | None]:
+def _input(case: str, function: str) -> tuple[bytes, str | None]:
     files = _file_cases()
     if case in files:
         return (BAD / case).read_bytes(), files[case]
+    domain = _domain_cases()
+    if case in domain:
+        needles = domain[case]
+        return (BAD / case).read_bytes(), needles.get(function, needles.get("*"))
     make, needle = _generated()[case]
     return make(), needle
+
+
+def test_domain_cases_name_real_functions_and_files() -> None:
+    for case, needles in _domain_cases().items():
+        assert (BAD / case).is_file(), case
+        assert set(needles) <= {*FUNCTIONS, "*"}, needles
 
 
 @pytest.mark.parametrize("function", FUNCTIONS)
 @pytest.mark.parametrize("case", CASES)
 def test_bad_input(case: str, function: str, tmp_path: Path) -> None:
-    data, needle = _input(case)
+    data, needle = _input(case, function)
     work, home, tmp = (tmp_path / name for name in ("work", "home", "tmp"))
     for folder in (work, home, tmp):
         folder.mkdir()

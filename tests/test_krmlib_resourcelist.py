@@ -64,7 +64,7 @@ def test_accepts_a_v1_list_and_a_stream() -> None:
         "apiVersion: config.kubernetes.io/v1\nkind: ResourceList", "apiVersion: v1\nkind: List"
     )
     assert [o.name for o in ResourceList.parse(as_list).items] == ["b", "a"]
-    stream = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: y\n"
+    stream = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: z\n"  # not y: a boolean to kubectl (issue 27.2)
     rl = ResourceList.parse(stream)
     assert rl.form == "stream" and [o.kind for o in rl.items] == ["ConfigMap", "Secret"]
     out = rl.to_yaml()

@@ -20,6 +20,7 @@ from types import FrameType
 
 import pytest
 from krmfn.preparer.executors import run_in_group
+from krmfn.preparer.pipes import STDERR_KEPT
 from krmfn.preparer.python_fork import FORK_ENV, python_script, same_interpreter
 
 from krmlib import command_read_root
@@ -167,7 +168,7 @@ def test_big_input_and_outputs_do_not_deadlock(
     forked, fresh = run_both(monkeypatch, [sys.executable, str(script)], data)
     assert forked.returncode == fresh.returncode == 0
     assert forked.stdout == fresh.stdout == data + data
-    assert forked.stderr == fresh.stderr == b"e" * (1 << 20)
+    assert forked.stderr == fresh.stderr == b"e" * STDERR_KEPT  # the end of stderr is kept
 
 
 def test_a_plugin_that_stops_reading_its_input_is_not_an_error(

@@ -32,6 +32,26 @@ def find_parent(items: Items, ref: ParentRef) -> KubeObject | None:
     return None
 
 
+# Kubernetes' own API groups: a kind there is built in, never a custom resource.
+_BUILT_IN_GROUPS = frozenset({"", "apps", "batch", "autoscaling", "policy", "extensions"})
+
+
+def check_kubectl_parent(ref: ParentRef, config: Config) -> None:
+    """In kubectl mode the parent must be a kind kubectl accepts as an ApplySet parent: a
+    ConfigMap, a Secret, or a custom resource (whose CRD carries the label
+    ``applyset.kubernetes.io/is-parent-type``); a built-in kind such as a Deployment is refused
+    (kubernetes/kubectl ``pkg/cmd/apply/applyset.go``, issue 27.6)."""
+    if config.mode != "kubectl" or is_core_parent(ref):
+        return
+    if ref.group in _BUILT_IN_GROUPS or ref.group.endswith(".k8s.io"):
+        raise KrmError(
+            f"kubectl does not accept a {ref.group_kind} as an ApplySet parent: in kubectl mode "
+            "the parent is a ConfigMap, a Secret or a custom resource whose CRD is labelled "
+            "applyset.kubernetes.io/is-parent-type",
+            field="spec.parent.kind",
+        )
+
+
 def is_core_parent(ref: ParentRef) -> bool:
     return ref.group == "" and ref.kind in CORE_PARENT_KINDS
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from krmlib import KrmError, KubeObject, ResourceList, Results
+from krmlib import KrmError, KubeObject, ResourceList, Results, check_names
 
 from .applyset_id import applyset_id
 from .config import Config, ParentRef
@@ -18,6 +18,7 @@ from .members import (
 )
 from .parent import (
     annotate_parent,
+    check_kubectl_parent,
     check_parent,
     find_parent,
     is_core_parent,
@@ -31,6 +32,7 @@ from .scope import Scopes, crd_group_kind, is_crd
 def process(rl: ResourceList, config: Config) -> None:
     items, results = rl.items, rl.results
     ref = _parent_ref(rl, config)
+    check_kubectl_parent(ref, config)
     scopes = Scopes.build(items, config.cluster_scoped_kinds)
     cluster = scopes.cluster_scoped(ref.kind, ref.group)
     found = find_parent(items, ref)
@@ -69,6 +71,15 @@ def process(rl: ResourceList, config: Config) -> None:
 
     parent = found
     if parent is None and is_core_parent(ref):
+        named_by_config = bool(config.parent.name)  # else the Kptfile's name (issue 27.1)
+        check_names(
+            ref.name,
+            namespace,
+            kind=ref.kind,
+            source=None if named_by_config else items.kptfile,
+            field=config.field_path("parent.name") if named_by_config else "metadata.name",
+            namespace_field=config.field_path("parent.namespace"),
+        )
         parent = items.append(new_parent(ref, namespace, set_id, config))
         results.info(f"created the parent {ref.group_kind}/{ref.name} in {parent.path}", parent)
     if parent is not None:

@@ -11,6 +11,7 @@ from krmlib import (
     ANN_PATH,
     Condition,
     KubeObject,
+    check_names,
     default_file_name,
 )
 from krmlib.children import (
@@ -120,7 +121,9 @@ def _new_child(
     owner_refs: bool,
     body: dict[str, Any],
 ) -> KubeObject:
-    """A new child in its own file next to the owner (kpt's ``<lower kind>_<name>.yaml``)."""
+    """A new child in its own file next to the owner (kpt's ``<lower kind>_<name>.yaml``); a
+    name or namespace an API server would refuse is an error on the owner (issue 27.1)."""
+    check_names(name, owner.namespace, kind=kind, source=owner)
     folder = posixpath.dirname(owner.path or "")
     path = posixpath.join(folder, default_file_name(kind, name))
     metadata: dict[str, Any] = {"name": name}

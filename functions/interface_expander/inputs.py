@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from krmlib import KrmError, KubeObject, Results
+from krmlib import KrmError, KubeObject, Results, text_of
 
 INTERFACE_API_VERSION = "req.nephio.org/v1alpha1"
 INTERFACE_KIND = "Interface"
@@ -70,10 +70,9 @@ def _text(obj: KubeObject, path: str) -> str:
         return ""
     if not isinstance(value, str | int | float) or isinstance(value, bool):
         raise KrmError(f"{path} must be a string", obj=obj, field=path)
-    return str(value)
-
-
-_SCALARS = (str, int, float)
+    if isinstance(value, str):
+        return value
+    return text_of(obj, path) or str(value)  # a string field written as a number: 0123
 
 
 def _spec_text(obj: KubeObject, spec: dict[str, Any], path: str) -> str:
@@ -87,8 +86,8 @@ def _spec_text(obj: KubeObject, spec: dict[str, Any], path: str) -> str:
         node = node.get(key)
     if node is None:
         return ""
-    if type(node) in _SCALARS:
-        return str(node)
+    if type(node) is str:
+        return node
     return _text(obj, f"spec.{path}")
 
 

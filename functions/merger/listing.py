@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -18,8 +17,11 @@ from krmfn.tko import (
     is_prepared,
     metadata_of,
 )
+from krmfn.tko.patterns import id_pattern, value_pattern
 
-from krmlib import KrmError, read_package
+from krmlib import KrmError, KubeObject, read_package, text_of
+
+from .listed import shown
 
 USAGE = """usage: krmfn deployments list ROOT [--prepared | --unprepared]
          [--approved | --unapproved] [--template PATTERN] [--site PATTERN] [--parent ID]
@@ -72,27 +74,6 @@ class Row:
         }
 
 
-def id_pattern(pattern: str) -> re.Pattern[str]:
-    """TKO's id pattern: ``*`` within a segment, ``**`` across ``/`` and ``:``."""
-    out = ""
-    index = 0
-    while index < len(pattern):
-        if pattern.startswith("**", index):
-            out += r"[0-9A-Za-z_.\-/:]*"
-            index += 2
-        elif pattern[index] == "*":
-            out += r"[0-9A-Za-z_.\-]*"
-            index += 1
-        else:
-            out += re.escape(pattern[index])
-            index += 1
-    return re.compile(out)
-
-
-def value_pattern(pattern: str) -> re.Pattern[str]:
-    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")), re.S)
-
-
 def rows_under(root: Path, catalog: Path | None, errors: list[str] | None = None) -> list[Row]:
     """The deployment packages under ``root``; a package that cannot be read goes to
     ``errors`` (raised when no list is given)."""
@@ -118,20 +99,32 @@ def rows_under(root: Path, catalog: Path | None, errors: list[str] | None = None
         spec = (deployment.get("spec") if deployment is not None else None) or {}
         spec = spec if isinstance(spec, dict) else {}
         own_metadata = spec.get("metadata") if isinstance(spec.get("metadata"), dict) else {}
-        metadata = {str(k): str(v) for k, v in (own_metadata or {}).items()}
+        metadata = {
+            str(k): _written(deployment, ("spec", "metadata", str(k)), v)
+            for k, v in (own_metadata or {}).items()
+        }
         metadata.update(metadata_of(objects))
         rows.append(
             Row(
                 id=rel.as_posix() or ".",
-                template=str(spec.get("templateId") or ""),
-                site=str(spec.get("siteId") or ""),
-                parent=str(spec.get("parentDeploymentId") or ""),
+                template=_written(deployment, ("spec", "templateId"), spec.get("templateId")),
+                site=_written(deployment, ("spec", "siteId"), spec.get("siteId")),
+                parent=_written(
+                    deployment, ("spec", "parentDeploymentId"), spec.get("parentDeploymentId")
+                ),
                 prepared=deployment is not None and is_prepared(deployment),
                 approved=deployment is not None and is_approved(deployment),
                 metadata=dict(sorted(metadata.items())),
             )
         )
     return rows
+
+
+def _written(obj: KubeObject | None, path: tuple[str, ...], value: object) -> str:
+    """A listed field as written (``templateId: 0123`` is ``0123``), never a Python repr."""
+    if obj is not None and isinstance(value, int | float) and not isinstance(value, bool):
+        return text_of(obj, path) or shown(value)
+    return shown(value)
 
 
 def selected(rows: Sequence[Row], opts: argparse.Namespace, wanted: Mapping[str, str]) -> list[Row]:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +15,7 @@ from krmfn.tko import (
     merge_resources,
     metadata_of,
 )
+from krmfn.tko.patterns import value_pattern
 
 from krmlib import (
     Items,
@@ -27,6 +26,7 @@ from krmlib import (
     default_file_name,
     is_kptfile,
     read_package,
+    text_of,
 )
 
 KINDS = {"templates": "Template", "sites": "Site"}
@@ -52,14 +52,9 @@ class CatalogEntry:
         """Every ``key: pattern`` of ``select`` matches the key's value (``*`` wildcard)."""
         for key, pattern in select.items():
             value = self.metadata.get(str(key))
-            if value is None or not _pattern(str(pattern)).fullmatch(value):
+            if value is None or not value_pattern(str(pattern)).fullmatch(value):
                 return False
         return True
-
-
-@cache
-def _pattern(pattern: str) -> re.Pattern[str]:
-    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")), re.S)
 
 
 def entry_metadata(objects: Iterable[KubeObject], labels: Mapping[str, str]) -> dict[str, str]:
@@ -135,10 +130,19 @@ def load_catalog(
         for section, entries in found.items():
             for entry in _cached_entries(folder / section, results, found["templates"]):
                 entries[entry.id] = entry
+    inline_ids: dict[tuple[str, str], KubeObject] = {}
     for obj in inline:
         for section, kind in KINDS.items():
             if obj.is_kind(TKO_API, kind):
                 entry = _inline_entry(obj, section)
+                first = inline_ids.setdefault((section, entry.id), obj)
+                if first is not obj:  # which one a selection gets would be a guess (27.6)
+                    raise KrmError(
+                        f"two catalog {section} have the id {entry.id}: {kind} {first.name} "
+                        f"and {kind} {obj.name}",
+                        obj=obj,
+                        field=f"spec.{SPEC_ID[section]}",
+                    )
                 found[section][entry.id] = entry
     return Catalog(list(found["templates"].values()), list(found["sites"].values()))
 
@@ -174,6 +178,7 @@ def _folder_entries(folder: Path, templates: Mapping[str, CatalogEntry]) -> _Rea
             outermost.add(pkg)
     entries = []
     warnings: list[tuple[str, str, bool]] = []
+    folders: dict[str, Path] = {}  # id -> the package that has it
     for pkg in roots:
         try:
             objects = read_package(pkg)
@@ -207,6 +212,13 @@ def _folder_entries(folder: Path, templates: Mapping[str, CatalogEntry]) -> _Rea
             entry = with_template(entry_id, base, objects, metadata)
         else:
             entry = CatalogEntry(entry_id, metadata, _loader(objects))
+        first = folders.setdefault(entry_id, pkg)
+        if first != pkg:  # which one a selection gets would be a guess (issue 27.6)
+            raise KrmError(
+                f"two catalog packages have the id {entry_id}: {first.relative_to(folder)} "
+                f"and {pkg.relative_to(folder)} (in {folder}; {ANN_CATALOG_ID} or the folder "
+                "names the id)"
+            )
         entries.append(entry)
     return entries, warnings
 
@@ -233,7 +245,7 @@ def _loader(objects: list[KubeObject]) -> Callable[[], list[KubeObject]]:
 
 
 def _inline_entry(obj: KubeObject, section: str) -> CatalogEntry:
-    entry_id = str(obj.get(f"spec.{SPEC_ID[section]}") or obj.name)
+    entry_id = text_of(obj, f"spec.{SPEC_ID[section]}") or obj.name  # as written: 0123
     raw = obj.get("spec.package.resources", []) or []
     if not isinstance(raw, list):
         raise KrmError("spec.package.resources must be a list", obj=obj)

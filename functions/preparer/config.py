@@ -9,6 +9,7 @@ from krmlib import Field, FunctionConfig, Record, model_validator
 BUILTINS = ("placement", "site", "sites", "template", "tosca")
 Builtin = Literal["placement", "site", "sites", "template", "tosca"]
 RUNNERS = ("exec", "python", "builtin", "image")
+MAX_TIMEOUT = 86400  # seconds: a day
 
 
 class PluginSpec(Record):
@@ -31,6 +32,8 @@ class PluginSpec(Record):
             raise ValueError("set exactly one of exec, python, builtin, image")
         if self.protocol == "tko" and not self.exec:
             raise ValueError("protocol tko is for exec plugins (TKO's command executor)")
+        if not self.timeout <= MAX_TIMEOUT:  # .inf: a deadline no clock reaches
+            raise ValueError(f"timeout must be a number of seconds up to {MAX_TIMEOUT} (a day)")
         return self
 
     @property

@@ -8,9 +8,9 @@ import contextlib
 import contextvars
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from krmfn.tko import is_prepared
 
@@ -31,6 +31,7 @@ from .plugins import Outcome, PluginContext, resolve_upward
 if TYPE_CHECKING:
     import subprocess
 
+T = TypeVar("T")
 PLUGIN_CONFIG_NAME = "preparer-plugin"
 CONTAINER_TOOL_ENV = "KRMFN_CONTAINER_TOOL"
 
@@ -79,20 +80,29 @@ def exec_command(spec: PluginSpec, root: Path | None) -> list[str]:
     return argv
 
 
-def _run(ctx: PluginContext, argv: list[str], stdin: str) -> tuple[str, str]:
-    """Run the plugin process; (stdout, stderr). A timeout, a start failure or a non-zero exit
-    is an error naming the plugin and the target."""
+def _run(ctx: PluginContext, argv: list[str], stdin: str) -> tuple[str, str, float]:
+    """Run the plugin process; (stdout, stderr, deadline). A timeout, a start failure, too much
+    output or a non-zero exit is an error naming the plugin and the target. ``deadline``
+    (``time.monotonic()``) is when the plugin's ``timeout`` ends: reading its output must be
+    done by then too (:func:`_parse_by`)."""
     import subprocess
+    import time
+
+    from .pipes import TooMuchOutput
 
     spec = ctx.spec
     name = _name(ctx)
+    deadline = time.monotonic() + spec.timeout
     try:
         done = run_in_group(
             argv, stdin.encode(), spec.timeout, str(ctx.root) if ctx.root is not None else None
         )
     except subprocess.TimeoutExpired:
+        raise _timed_out(ctx) from None
+    except TooMuchOutput as exc:
         raise KrmError(
-            f"{name}: timed out after {spec.timeout:g}s (killed with its process group)",
+            f"{name}: printed more than {exc.limit // (1024 * 1024)} MiB on stdout (killed with "
+            "its process group)",
             obj=ctx.target,
         ) from None
     except OSError as exc:
@@ -100,41 +110,94 @@ def _run(ctx: PluginContext, argv: list[str], stdin: str) -> tuple[str, str]:
     stdout = done.stdout.decode("utf-8", errors="replace")
     stderr = done.stderr.decode(errors="replace").strip()
     if done.returncode != 0:
-        why = "; ".join(_result_errors(stdout)) or _tail(stderr) or "no message"
-        raise KrmError(f"{name}: exit code {done.returncode}: {why}", obj=ctx.target)
-    return stdout, stderr
+        why = "; ".join(_parse_by(ctx, deadline, _result_errors, stdout)) or _tail(stderr)
+        message = f"{name}: exit code {done.returncode}: {why or 'no message'}"
+        raise KrmError(message, obj=ctx.target)
+    return stdout, stderr, deadline
+
+
+def _timed_out(ctx: PluginContext) -> KrmError:
+    return KrmError(
+        f"{_name(ctx)}: timed out after {ctx.spec.timeout:g}s (killed with its process group)",
+        obj=ctx.target,
+    )
+
+
+class _Late(BaseException):
+    """The plugin's timeout ended while its output was being read."""
+
+
+def _parse_by(ctx: PluginContext, deadline: float, parse: Callable[[str], T], text: str) -> T:
+    """``parse(text)`` within the plugin's timeout (issue 27.3): the rest of the timeout is an
+    interval timer (in the main thread), and a parse that ends after it is refused anyway."""
+    import signal
+    import threading
+    import time
+
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise _timed_out(ctx)
+    timer = threading.current_thread() is threading.main_thread()
+    if timer:
+
+        def late(number: int, frame: object) -> None:
+            raise _Late
+
+        previous = signal.signal(signal.SIGALRM, late)
+        signal.setitimer(signal.ITIMER_REAL, remaining)
+    try:
+        value = parse(text)
+    except _Late:
+        raise _timed_out(ctx) from None
+    finally:
+        if timer:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+    if time.monotonic() > deadline:
+        raise _timed_out(ctx)
+    return value
 
 
 def run_in_group(
     argv: list[str], data: bytes, timeout: float, cwd: str | None
 ) -> subprocess.CompletedProcess[bytes]:
     """Run ``argv`` in a process group of its own; on timeout the whole group is killed (no
-    child the plugin started keeps running) and ``TimeoutExpired`` is raised. A Python script
+    child the plugin started keeps running) and ``TimeoutExpired`` is raised; more output than
+    :func:`.pipes.output_cap` is ``TooMuchOutput`` (the group killed too). A Python script
     this interpreter would run runs in a fork of this process (:mod:`.python_fork`)."""
-    import signal
     import subprocess
+    import time
 
+    from .pipes import Timeout, supervise
     from .python_fork import python_script, run_forked  # its own imports: not start-up costs
 
     script = python_script(argv, cwd)
     if script is not None:
         return run_forked(script, argv, data, timeout, cwd)
-    with subprocess.Popen(
+    deadline = time.monotonic() + timeout
+    proc = subprocess.Popen(
         argv,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=cwd,
         start_new_session=True,
-    ) as proc:
-        try:
-            out, err = proc.communicate(data, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-            raise
-        return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+    )
+    fds: list[int] = []
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        assert stream is not None
+        fds.append(os.dup(stream.fileno()))  # ours to close, as pipes.communicate does
+        stream.close()
+    try:
+        code, out, err = supervise(proc.pid, (fds[0], fds[1], fds[2]), data, deadline, fds)
+    except Timeout:
+        raise subprocess.TimeoutExpired(argv, timeout) from None
+    finally:
+        proc.returncode = proc.returncode if proc.returncode is not None else -1  # reaped
+        for fd in fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+    return subprocess.CompletedProcess(argv, code, out, err)
 
 
 def _name(ctx: PluginContext) -> str:
@@ -170,13 +233,15 @@ def _krm_call(ctx: PluginContext, argv: list[str], items: Items) -> list[KubeObj
         data["namespace"] = target.namespace
     data.update(ctx.properties)
     rl = ResourceList(items=Items(items), function_config=_function_config(data))
-    stdout, stderr = _run(ctx, argv, rl.to_yaml(with_results=False))
-    return _parse_resource_list(ctx, stdout, stderr)
+    stdout, stderr, deadline = _run(ctx, argv, rl.to_yaml(with_results=False))
+    return _parse_resource_list(ctx, stdout, stderr, deadline)
 
 
-def _parse_resource_list(ctx: PluginContext, stdout: str, stderr: str) -> list[KubeObject]:
+def _parse_resource_list(
+    ctx: PluginContext, stdout: str, stderr: str, deadline: float
+) -> list[KubeObject]:
     try:
-        output = ResourceList.parse(stdout)
+        output = _parse_by(ctx, deadline, ResourceList.parse, stdout)
         if output.form != "resourcelist":
             raise KrmError("expected a config.kubernetes.io/v1 ResourceList")
     except KrmError as exc:
@@ -218,12 +283,12 @@ def run_tko(ctx: PluginContext) -> Outcome:
                 "name": target.name,
             },
         }
-        stdout, stderr = _run(ctx, argv, yaml.safe_dump(document, sort_keys=False))
+        stdout, stderr, deadline = _run(ctx, argv, yaml.safe_dump(document, sort_keys=False))
         log = log_file.read_text(encoding="utf-8", errors="replace").strip()
     if log:
         ctx.results.info(f"{_name(ctx)} log: {_tail(log)}", target)
     try:
-        output = yaml.safe_load(stdout)
+        output = _parse_by(ctx, deadline, yaml.safe_load, stdout)
     except yaml.YAMLError as exc:
         raise KrmError(f"{_name(ctx)}: bad output: not YAML: {exc}", obj=target) from None
     if not isinstance(output, dict):
@@ -344,10 +409,10 @@ def run_image(ctx: PluginContext) -> Outcome:
     argv = [tool, "run", "--rm", "-i", "--network", "none", image]
     own = ctx.own()
     rl = ResourceList(items=Items(own), function_config=_function_config(ctx.properties))
-    stdout, stderr = _run(ctx, argv, rl.to_yaml(with_results=False))
+    stdout, stderr, deadline = _run(ctx, argv, rl.to_yaml(with_results=False))
     owned = {id(o) for o in own}
     others = [o for o in ctx.items if id(o) not in owned]
-    ctx.items.replace_all([*_parse_resource_list(ctx, stdout, stderr), *others])
+    ctx.items.replace_all([*_parse_resource_list(ctx, stdout, stderr, deadline), *others])
     return Outcome.done()
 
 

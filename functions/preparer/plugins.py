@@ -4,8 +4,12 @@ plugins (a KRM function, a TKO command plugin, a kpt image) are in :mod:`.execut
 
 from __future__ import annotations
 
+import contextlib
 import importlib
-from collections.abc import Callable
+import io
+import os
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -145,30 +149,119 @@ def properties_of(target: KubeObject, spec: PluginSpec) -> dict[str, str]:
 
 
 def load_python(spec: PluginSpec) -> Plugin:
-    """``module:function``, or the name of an entry point in the group ``krmfn.preparers``."""
+    """``module:function``, or the name of an entry point in the group ``krmfn.preparers``,
+    wrapped by :func:`guarded`. Importing it is guarded the same way: what a module prints or
+    raises at import is its own (stderr; an error naming the plugin and ``file:line``)."""
     ref = spec.python or ""
     try:
-        if ":" in ref:
-            module_name, _, attr = ref.partition(":")
-            obj: Any = importlib.import_module(module_name)
-            for part in attr.split("."):
-                obj = getattr(obj, part)
-        else:
-            # an installed plugin only: importlib.metadata is ~10 ms, not a start-up cost
-            from importlib.metadata import entry_points
-
-            found = entry_points(group=ENTRY_POINT_GROUP, name=ref)
-            if not found:
-                raise KrmError(
-                    f"{spec.label}: no entry point {ref!r} in the group {ENTRY_POINT_GROUP}"
-                )
-            obj = next(iter(found)).load()
+        with isolated_stdio():
+            obj = _load(spec, ref)
+    except KrmError:
+        raise
     except (ImportError, AttributeError) as exc:
         raise KrmError(f"{spec.label}: cannot load {ref!r}: {exc}") from None
+    except Exception as exc:  # the module's own failure at import
+        raise KrmError(f"{spec.label}: cannot load {ref!r}: {_described(exc)}") from None
     if not callable(obj):
         raise KrmError(f"{spec.label}: {ref!r} is not callable")
-    plugin: Plugin = obj
-    return plugin
+    return guarded(spec, obj)
+
+
+def _load(spec: PluginSpec, ref: str) -> Any:
+    if ":" in ref:
+        module_name, _, attr = ref.partition(":")
+        obj: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+        return obj
+    # an installed plugin only: importlib.metadata is ~10 ms, not a start-up cost
+    from importlib.metadata import entry_points
+
+    found = entry_points(group=ENTRY_POINT_GROUP, name=ref)
+    if not found:
+        raise KrmError(f"{spec.label}: no entry point {ref!r} in the group {ENTRY_POINT_GROUP}")
+    return next(iter(found)).load()
+
+
+def guarded(spec: PluginSpec, plugin: Plugin) -> Plugin:
+    """``plugin`` run so that it cannot break the function's output (issue 27.4): what it
+    prints, on ``sys.stdout`` or on fd 1, goes to stderr; it reads an empty stdin; and any
+    exception of its own (``SystemExit`` included) is an error naming the plugin, the
+    exception and where it was raised (``file:line``), not an internal error of the preparer.
+    A :class:`~krmlib.KrmError` it raises is its error result as before."""
+
+    def run(ctx: PluginContext) -> Outcome | bool | None:
+        try:
+            with isolated_stdio():
+                return plugin(ctx)
+        except KrmError:
+            raise
+        except (Exception, SystemExit) as exc:
+            raise KrmError(f"{spec.label}: {_described(exc)}", obj=ctx.target) from None
+
+    return run
+
+
+def _described(exc: BaseException) -> str:
+    """``Type: message (at file:line)``: where the exception was raised, in the plugin's code
+    (the innermost frame outside the standard library), else the innermost frame."""
+    import sysconfig
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    stdlib = tuple(
+        os.path.realpath(sysconfig.get_path(name)) + os.sep for name in ("stdlib", "platstdlib")
+    )
+    own = [f for f in frames if not os.path.realpath(f.filename).startswith(stdlib)]
+    where = ""
+    if isinstance(exc, SyntaxError) and exc.filename:  # the file that does not compile
+        where = f" (at {exc.filename}:{exc.lineno})"
+    elif own or frames:
+        frame = (own or frames)[-1]
+        where = f" (at {frame.filename}:{frame.lineno})"
+    text = str(exc)
+    return f"{type(exc).__name__}{': ' + text if text else ''}{where}"
+
+
+@contextlib.contextmanager
+def isolated_stdio() -> Iterator[None]:
+    """Within this block, fd 1 and ``sys.stdout`` write to stderr, and fd 0 and ``sys.stdin``
+    read nothing: in-process plugin code cannot write into the ResourceList on stdout nor take
+    its input. Both are restored after, even on an error."""
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+    saved = [_dup(0), _dup(1)]
+    null = os.open(os.devnull, os.O_RDWR)
+    try:
+        os.dup2(null, 0)
+        try:
+            os.dup2(2, 1)
+        except OSError:  # no stderr: what it prints is dropped
+            os.dup2(null, 1)
+        stdin, stdout = sys.stdin, sys.stdout
+        sys.stdin, sys.stdout = io.TextIOWrapper(io.BytesIO()), sys.stderr
+        try:
+            yield
+        finally:
+            with contextlib.suppress(Exception):
+                sys.stderr.flush()
+            sys.stdin, sys.stdout = stdin, stdout
+    finally:
+        for fd, copy in enumerate(saved):
+            if copy is None:  # it was closed: closed again
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            else:
+                os.dup2(copy, fd)
+                os.close(copy)
+        os.close(null)
+
+
+def _dup(fd: int) -> int | None:
+    try:
+        return os.dup(fd)
+    except OSError:
+        return None
 
 
 __all__ = [
@@ -176,6 +269,8 @@ __all__ = [
     "Outcome",
     "Plugin",
     "PluginContext",
+    "guarded",
+    "isolated_stdio",
     "load_python",
     "properties_of",
     "resolve_upward",

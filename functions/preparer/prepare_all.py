@@ -48,6 +48,7 @@ from krmlib import (
     read_roots,
     remove_leftovers,
     tree_lock,
+    text_of,
 )
 from krmlib.errors import internal_error
 
@@ -200,8 +201,10 @@ def package_config(pkg: Package, catalog: Path | None, max_iterations: int | Non
 def _describe(outcome: Outcome, deployment: KubeObject | None) -> None:
     spec = deployment.get("spec", {}) if deployment is not None else {}
     spec = spec if isinstance(spec, dict) else {}
-    outcome.template = str(spec.get("templateId", "-"))
-    outcome.site = str(spec.get("siteId", "-"))
+    # As written (0123 stays 0123), never a Python repr of a map (issue 27.2, 27.7).
+    template = text_of(deployment, "spec.templateId") if deployment is not None else ""
+    site = text_of(deployment, "spec.siteId") if deployment is not None else ""
+    outcome.template, outcome.site = template or "-", site or "-"
     outcome.prepared = deployment is not None and is_prepared(deployment)
     outcome.approved = deployment is not None and is_approved(deployment)
     # A Deployment as create or a Placement makes it (with its templateId): a child listed by

@@ -27,7 +27,6 @@ import importlib
 import importlib.machinery
 import io
 import os
-import selectors
 import shutil
 import signal
 import subprocess
@@ -41,11 +40,12 @@ from typing import NamedTuple
 
 from krmlib import fork_safe
 
+from .pipes import Timeout, supervise
+
 FORK_ENV = "KRMFN_PLUGIN_FORK"
 _OFF = frozenset({"0", "false", "no", "off"})
 _HARMLESS_OPTIONS = frozenset({"-u", "-B"})  # no effect on what a script sees
 _SHEBANG_LIMIT = 256  # what Linux reads of a #! line
-_CHUNK = 1 << 16
 
 
 class Script(NamedTuple):
@@ -180,8 +180,9 @@ def run_forked(
     script: Script, argv: Sequence[str], data: bytes, timeout: float, cwd: str | None
 ) -> subprocess.CompletedProcess[bytes]:
     """Run ``script`` in a forked child as ``subprocess.run`` would run ``argv``: ``data`` on its
-    stdin, stdout and stderr collected, in a process group of its own that is killed on timeout
-    (``TimeoutExpired``); a working folder that cannot be entered is an ``OSError``."""
+    stdin, stdout and stderr collected (:func:`.pipes.supervise`: capped, the group killed on
+    any failure), ``TimeoutExpired`` past ``timeout``; a working folder that cannot be entered
+    is an ``OSError``."""
     deadline = time.monotonic() + timeout
     _warm()
     folder = os.open(cwd, os.O_RDONLY | os.O_DIRECTORY) if cwd is not None else None
@@ -200,17 +201,9 @@ def run_forked(
             fds.remove(fd)
             os.close(fd)
         try:
-            out, err = _communicate(stdin_w, (stdout_r, stderr_r), data, deadline, fds)
-            code = _wait(pid, deadline)
-        except BaseException as exc:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(pid, signal.SIGKILL)
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)  # not yet in a group of its own
-            os.waitpid(pid, 0)
-            if isinstance(exc, _Timeout):
-                raise subprocess.TimeoutExpired(list(argv), timeout) from None
-            raise
+            code, out, err = supervise(pid, (stdin_w, stdout_r, stderr_r), data, deadline, fds)
+        except Timeout:
+            raise subprocess.TimeoutExpired(list(argv), timeout) from None
     finally:
         for fd in fds:
             with contextlib.suppress(OSError):
@@ -230,71 +223,6 @@ def _warm() -> None:
     for name in _WARM_MODULES:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
-
-
-class _Timeout(Exception):
-    """The deadline passed."""
-
-
-def _communicate(
-    stdin_w: int, outputs: tuple[int, int], data: bytes, deadline: float, open_fds: list[int]
-) -> tuple[bytes, bytes]:
-    """Write ``data`` and read both outputs at once (no pipe fills up while the other waits),
-    until both outputs are closed; each fd is closed (and taken off ``open_fds``) when done."""
-    chunks: dict[int, list[bytes]] = {fd: [] for fd in outputs}
-    view = memoryview(data)
-    offset = 0
-    with selectors.DefaultSelector() as selector:
-
-        def close(fd: int) -> None:
-            selector.unregister(fd)
-            open_fds.remove(fd)
-            os.close(fd)
-
-        for fd in outputs:
-            selector.register(fd, selectors.EVENT_READ)
-        if data:
-            os.set_blocking(stdin_w, False)
-            selector.register(stdin_w, selectors.EVENT_WRITE)
-        else:
-            open_fds.remove(stdin_w)
-            os.close(stdin_w)
-        while selector.get_map():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise _Timeout
-            for key, _ in selector.select(remaining):
-                fd = key.fd
-                if fd != stdin_w:
-                    chunk = os.read(fd, _CHUNK)
-                    if chunk:
-                        chunks[fd].append(chunk)
-                    else:
-                        close(fd)
-                    continue
-                try:
-                    offset += os.write(fd, view[offset : offset + _CHUNK])
-                except BlockingIOError:
-                    continue
-                except BrokenPipeError:
-                    offset = len(data)  # the plugin stopped reading (as communicate() takes it)
-                if offset >= len(data):
-                    close(fd)
-    return b"".join(chunks[outputs[0]]), b"".join(chunks[outputs[1]])
-
-
-def _wait(pid: int, deadline: float) -> int:
-    """The child's exit code (negative: the signal that ended it), waiting until the deadline."""
-    delay = 0.0002
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return os.waitstatus_to_exitcode(status)
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise _Timeout
-        time.sleep(min(delay, remaining))
-        delay = min(delay * 2, 0.05)
 
 
 # --- the child -----------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from typing import Any
 
 from krmfn.tko import TOPOLOGY, cap_label, find_deployment, object_reference, short_hash, slug
 
-from krmlib import KrmError, KubeObject, Results
+from krmlib import KrmError, KubeObject, Results, text_of
 
 from .catalog import Catalog
 from .plugins import Outcome, PluginContext
@@ -48,11 +48,11 @@ def _describe(select: dict[str, Any]) -> str:
 def prepare_template(ctx: PluginContext) -> Outcome:
     """``spec.templateId`` (in the catalog) or the first template ``spec.select`` matches."""
     target = ctx.target
-    explicit = target.get("spec.templateId")
+    explicit = text_of(target, "spec.templateId")  # as written: 0123 stays 0123
     if explicit:
-        if ctx.client.template(str(explicit)) is None:
+        if ctx.client.template(explicit) is None:
             return ctx.wait(f"waiting: template {explicit} is not in the catalog")
-        target.set("status.templateId", str(explicit))
+        target.set("status.templateId", explicit)
         return Outcome.done()
     select = _select(target)
     if select is None:
@@ -70,9 +70,9 @@ def prepare_site(ctx: PluginContext) -> Outcome:
     merged with the ``spec.merge`` resources (TKO's site provisioning). A Site with none of
     them waits quietly, as in TKO."""
     target = ctx.target
-    explicit = target.get("spec.siteId")
+    explicit = text_of(target, "spec.siteId")  # as written: 1.10 stays 1.10
     if explicit:  # taken as is (TKO); the Placement refuses a site not in the catalog
-        target.set("status.siteId", str(explicit))
+        target.set("status.siteId", explicit)
         return Outcome.done()
     select = _select(target)
     if select is not None:

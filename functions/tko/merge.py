@@ -14,6 +14,7 @@ from krmlib import (
     KrmError,
     KubeObject,
     Results,
+    check_names,
     content_of,
     default_file_name,
     is_kpt_internal,
@@ -121,6 +122,9 @@ def plan(inputs: Sequence[KubeObject], from_package: bool = False) -> list[Plann
                 obj=obj,
                 field=annotation_field(RENAME),
             )
+        if RENAME in obj.annotations and not obj.is_local_config:  # a name to be applied
+            field = annotation_field(RENAME)
+            check_names(dest, obj.namespace, kind=obj.kind, source=obj, field=field)
         if from_package:
             _moves(obj)  # a bad value fails here, before anything is merged
         planned.append(

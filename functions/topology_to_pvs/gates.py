@@ -14,6 +14,7 @@ from typing import NamedTuple
 from krmlib import (
     Condition,
     Conditions,
+    KrmError,
     KubeObject,
     add_readiness_gate,
     get_readiness_gates,
@@ -51,7 +52,39 @@ def gates(topology: Topology, rules: tuple[WaitRule, ...]) -> dict[str, list[Gat
                     found[gate_type] = Gate(gate_type, other)
         if found:
             out[waiter.name] = [found[key] for key in sorted(found)]
+    _refuse_cycle(topology, out)
     return out
+
+
+def _refuse_cycle(topology: Topology, by_waiter: Mapping[str, list[Gate]]) -> None:
+    """Instances that wait for each other, around a loop, are never published: an error naming
+    them (issue 27.6). An iterative depth-first search (no recursion over instances)."""
+    types = {i.name: i.nf_type for i in topology.instances}
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    for start in sorted(by_waiter):
+        if state.get(start):
+            continue
+        path = [start]
+        todo = [iter([g.waits_for.name for g in by_waiter.get(start, [])])]
+        state[start] = 1
+        while todo:
+            following = next(todo[-1], None)
+            if following is None:
+                state[path.pop()] = 2
+                todo.pop()
+                continue
+            if state.get(following) == 1:
+                loop = [*path[path.index(following) :], following]
+                chain = ", which waits for ".join(f"{types[n]} {n}" for n in loop)
+                raise KrmError(
+                    f"the wait rules (the functionConfig's waitRules) are in a cycle: {chain}; "
+                    "none of them would ever be published: remove one of the rules",
+                    obj=topology.obj,
+                )
+            if not state.get(following):
+                state[following] = 1
+                path.append(following)
+                todo.append(iter([g.waits_for.name for g in by_waiter.get(following, [])]))
 
 
 def gate_condition(gate: Gate, revisions: Mapping[str, list[Revision]]) -> Condition:

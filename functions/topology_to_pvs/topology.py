@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from krmlib import Items, KubeObject, Results
+from krmlib import Items, KubeObject, Results, parse_path, scalar_text
 
 from .config import NF_TYPES
 from .labelselector import check_selector
@@ -163,7 +163,7 @@ def _read_instance(
     nf_type = template.get("nfType")
     if nf_type not in NF_TYPES:
         results.error(
-            f"unknown nfType {nf_type!r}: expected one of {', '.join(NF_TYPES)}",
+            f"unknown nfType {_shown(nf_type)}: expected one of {', '.join(NF_TYPES)}",
             obj,
             f"{path}.nfTemplate.nfType",
             current=nf_type,
@@ -176,6 +176,10 @@ def _read_instance(
     if not isinstance(capacity, dict):
         results.error("capacity must be a map", obj, f"{path}.nfTemplate.capacity")
         return None
+    for key, value in capacity.items():  # a number is copied as written: 1e3, not 1000.0
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            where = (*parse_path(path), "nfTemplate", "capacity", key)
+            capacity[key] = scalar_text(obj, where) or value
     return Instance(
         index=index,
         name=str(name),
@@ -268,3 +272,12 @@ def _read_class(obj: KubeObject, results: Results) -> NFClass | None:
         revision=None if revision in (None, "") else revision,
         workspace=str(workspace) if workspace else None,
     )
+
+
+def _shown(value: object) -> str:
+    """A value for a message: a string quoted, anything else as JSON (never a Python repr)."""
+    if isinstance(value, str):
+        return f"'{value}'"
+    import json  # a wrong value only
+
+    return json.dumps(value, default=str)
