@@ -50,9 +50,10 @@ def prepare_template(ctx: PluginContext) -> Outcome:
     target = ctx.target
     explicit = target.get("spec.templateId")
     if explicit:
-        if ctx.client.template(str(explicit)) is None:
+        entry = ctx.client.template(str(explicit))  # also TKO's escaped form of an id
+        if entry is None:
             return ctx.wait(f"waiting: template {explicit} is not in the catalog")
-        target.set("status.templateId", str(explicit))
+        target.set("status.templateId", entry.id)
         return Outcome.done()
     select = _select(target)
     if select is None:
@@ -72,7 +73,8 @@ def prepare_site(ctx: PluginContext) -> Outcome:
     target = ctx.target
     explicit = target.get("spec.siteId")
     if explicit:  # taken as is (TKO); the Placement refuses a site not in the catalog
-        target.set("status.siteId", str(explicit))
+        entry = ctx.client.site(str(explicit))  # TKO's escaped form gives the catalog's id
+        target.set("status.siteId", entry.id if entry is not None else str(explicit))
         return Outcome.done()
     select = _select(target)
     if select is not None:
