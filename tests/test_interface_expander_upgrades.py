@@ -114,27 +114,37 @@ def settle(tmp_path: Path, revision: Path) -> Path:
     return pkg
 
 
-def test_a_changed_interface_replaces_its_claim_and_empties_its_status(tmp_path: Path) -> None:
-    """OAI CU-UP, catalog 86ddc2b → 4414972: e1 moves from vpc-ran-e1 to vpc-cu-e1, n3 is new."""
-    pkg = settle(tmp_path, DATA / "oai-cuup" / "86ddc2b")
+# (package folder, NF deployment, the Interface left unchanged, the new Interface)
+CHANGED = [
+    ("oai-cuup", "cuup-example", "f1u", "n3"),
+    ("oai-cucp", "cucp-example", "f1c", "n2"),
+]
+
+
+@pytest.mark.parametrize(("case", "nf", "same", "new_itfce"), CHANGED)
+def test_a_changed_interface_replaces_its_claim_and_empties_its_status(
+    tmp_path: Path, case: str, nf: str, same: str, new_itfce: str
+) -> None:
+    """OAI CU-UP and CU-CP, catalog 86ddc2b → 4414972: e1 moves from vpc-ran-e1 to vpc-cu-e1;
+    n3 (CU-UP) or n2 (CU-CP) is new."""
+    pkg = settle(tmp_path, DATA / case / "86ddc2b")
     before = read_tree(pkg)
-    new = DATA / "oai-cuup" / "4414972"
+    new = DATA / case / "4414972"
     # Porch's merge: the upstream's new spec; the local status (the claims' status) stays.
     local = load(pkg / "interface-e1.yaml")
     local.set("spec", load(new / "interface-e1.yaml").get("spec"))
     (pkg / "interface-e1.yaml").write_text(local.to_yaml())
-    shutil.copy(new / "interface-n3.yaml", pkg / "interface-n3.yaml")
-    assert load(new / "interface-f1u.yaml").get("spec") == load(pkg / "interface-f1u.yaml").get(
-        "spec"
-    )
+    shutil.copy(new / f"interface-{new_itfce}.yaml", pkg / f"interface-{new_itfce}.yaml")
+    unchanged = f"interface-{same}.yaml"
+    assert load(new / unchanged).get("spec") == load(pkg / unchanged).get("spec")
     render(pkg)
 
-    e1 = load(pkg / "ipclaim_cuup-example-e1-ipv4.yaml")
+    e1 = load(pkg / f"ipclaim_{nf}-e1-ipv4.yaml")
     assert e1.get("spec.networkInstance.name") == "vpc-cu-e1"
     assert e1.get("status") == {}  # replaced by the desired claim: IPAM allocates again
     assert DELETE not in e1.annotations
     found = conditions(pkg)
-    claim = found["ipam.resource.nephio.org/v1alpha1.IPClaim.cuup-example-e1-ipv4"]
+    claim = found[f"ipam.resource.nephio.org/v1alpha1.IPClaim.{nf}-e1-ipv4"]
     assert (claim.status, claim.message, claim.reason) == (
         "False",
         "update resource",
@@ -145,15 +155,15 @@ def test_a_changed_interface_replaces_its_claim_and_empties_its_status(tmp_path:
         "update for condition",
     )
     # The VLANClaim's spec (vlanIndex: the cluster) did not change: Nephio leaves it alone.
-    assert found["vlan.resource.nephio.org/v1alpha1.VLANClaim.cuup-example-e1"].status == "True"
-    vlan = "vlanclaim_cuup-example-e1.yaml"
+    assert found[f"vlan.resource.nephio.org/v1alpha1.VLANClaim.{nf}-e1"].status == "True"
+    vlan = f"vlanclaim_{nf}-e1.yaml"
     assert read_tree(pkg)[vlan] == before[vlan]
-    # f1u is untouched; n3 is created.
-    for name in ("ipclaim_cuup-example-f1u-ipv4.yaml", "vlanclaim_cuup-example-f1u.yaml"):
+    # The other Interface is untouched; the new one is created.
+    for name in (f"ipclaim_{nf}-{same}-ipv4.yaml", f"vlanclaim_{nf}-{same}.yaml"):
         assert read_tree(pkg)[name] == before[name]
-    assert found[INTERFACE + "f1u"].status == "True"
-    n3 = found["ipam.resource.nephio.org/v1alpha1.IPClaim.cuup-example-n3-ipv4"]
-    assert (n3.status, n3.message) == ("False", "create initial resource")
+    assert found[INTERFACE + same].status == "True"
+    created = found[f"ipam.resource.nephio.org/v1alpha1.IPClaim.{nf}-{new_itfce}-ipv4"]
+    assert (created.status, created.message) == ("False", "create initial resource")
 
     after = read_tree(pkg)
     render(pkg)
