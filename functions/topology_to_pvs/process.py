@@ -262,7 +262,8 @@ def _report_refused_clones(planned: list[_Planned], config: Config, results: Res
     get a warning. Returns the ids of the topologies with an error: they write nothing.
     """
     clashing: set[int] = set()
-    landings: list[tuple[_Planned, Instance, str]] = []
+    # by (namespace, downstream package): only instances of one group can collide
+    landings: dict[tuple[str, str], list[tuple[_Planned, Instance]]] = {}
     for plan in planned:
         for instance in plan.topology.instances:
             name = package_name(plan.topology, instance, config)
@@ -277,11 +278,10 @@ def _report_refused_clones(planned: list[_Planned], config: Config, results: Res
                 )
                 clashing.add(id(plan.topology.obj))
                 continue
-            landings.append((plan, instance, name))
-    for index, (plan, instance, name) in enumerate(landings):
-        for other_plan, other, other_name in landings[index + 1 :]:
-            if name != other_name or plan.topology.namespace != other_plan.topology.namespace:
-                continue
+            landings.setdefault((plan.topology.namespace, name), []).append((plan, instance))
+    for (_namespace, name), group in landings.items():
+        pairs = [(a, b) for index, a in enumerate(group) for b in group[index + 1 :]]
+        for (plan, instance), (other_plan, other) in pairs:
             severity, where = _landing_together(plan, instance, other_plan, other)
             if severity is None:
                 continue
