@@ -67,6 +67,10 @@ class Dialect(Protocol):
     writes_status: bool  # claim status copied back to the Interface once ready
     families: bool  # the IP children have address families
     cluster_kind: tuple[str, str]
+    # Nephio's condkptsdk rules: a changed child is replaced by the desired object (status
+    # emptied), a gone Interface keeps its condition, the NAD object of an Interface that no
+    # longer needs one is marked for deletion (its condition "False" "delete resource")
+    condkptsdk: bool
 
     def read_cluster(self, obj: KubeObject) -> Cluster: ...
 
@@ -161,6 +165,7 @@ class Design:
     writes_status = False
     families = True
     cluster_kind = (CLUSTER_CONTEXT_API_VERSION, CLUSTER_CONTEXT_KIND)
+    condkptsdk = False
 
     def read_cluster(self, obj: KubeObject) -> Cluster:
         return read_cluster_context(obj, r1=False)
@@ -304,6 +309,7 @@ class Nephio202305:
     writes_status = False
     families = False
     cluster_kind = (CLUSTER_CONTEXT_API_VERSION, CLUSTER_CONTEXT_KIND)
+    condkptsdk = True
 
     def read_cluster(self, obj: KubeObject) -> Cluster:
         return read_cluster_context(obj, r1=True)

@@ -9,7 +9,7 @@ from krmlib.children import ChildChange, ChildSync
 
 from .config import Config
 from .dialect_choice import choose
-from .dialects import NAD_KIND, Dialect, Outcome
+from .dialects import NAD_API_VERSION, NAD_KIND, OWNER_ANNOTATION, Dialect, Outcome
 from .inputs import (
     INTERFACE_API_VERSION,
     INTERFACE_KIND,
@@ -18,6 +18,7 @@ from .inputs import (
     find_cluster,
     read_interface,
 )
+from .naming import r1_condition_type
 
 PENDING = ("create", "update", "delete", "pending-delete")
 CHANGES = ("create", "update", "delete")
@@ -54,6 +55,7 @@ def process(rl: ResourceList, config: Config) -> None:
         deletion=dialect.deletion,
         new_as_text=True,
     )
+    nads = owned_nads(rl, dialect)
     created: dict[str, int] = {}
     annotated: dict[str, None] = {}  # Interface names, in order (a set: thousands of them)
     annotation_key = ""
@@ -62,7 +64,7 @@ def process(rl: ResourceList, config: Config) -> None:
             continue  # error reported; its children and conditions stay as they are
         try:
             changes = expand_interface(
-                rl, obj, dialect, Inputs(cluster, failure, config), conditions, sync
+                rl, obj, dialect, Inputs(cluster, failure, config, nads), conditions, sync
             )
         except KrmError as exc:
             rl.results.from_error(exc)
@@ -94,7 +96,7 @@ def process(rl: ResourceList, config: Config) -> None:
     for change in orphans:
         why = f"its Interface {change.owner.name} is gone"
         record_child(rl, dialect, conditions, change, why, replaces=[])
-    forget_gone_interfaces(dialect, conditions, interfaces)
+    forget_gone_interfaces(rl, dialect, conditions, interfaces, nads)
     conditions.flush()
 
 
@@ -104,6 +106,7 @@ class Inputs(NamedTuple):
     cluster: Cluster | None
     failure: str  # Nephio: why the cluster cannot be used ('' when it can)
     config: Config
+    nads: dict[str, list[KubeObject]]  # condkptsdk: Interface name → the NADs it owns
 
 
 def read_cluster(
@@ -187,6 +190,8 @@ def expand_interface(
                 "metadata.name",
             )
     changes = [c for c in changes if c.action != "conflict"]
+    if dialect.condkptsdk:
+        replace_updated(changes, desired)
     needs_nad = expanded and req.needs_nad
     nad_type = dialect.nad_type(obj)
     nad_status = conditions.status(nad_type)
@@ -194,6 +199,7 @@ def expand_interface(
     drop_nad = nad_status is not None and not needs_nad
     if not dialect.failures_are_conditions:
         drop_nad = drop_nad and not req.needs_nad and nad_status == "False"
+    stale_nads = [] if needs_nad else inputs.nads.get(req.name, [])
     outcome = Outcome(
         expanded=expanded,
         children=len(desired),
@@ -201,7 +207,8 @@ def expand_interface(
         changed=any(c.action in CHANGES for c in changes)
         or None in child_statuses
         or (needs_nad and nad_status is None)
-        or drop_nad,
+        or drop_nad
+        or bool(stale_nads),
         ready=expanded
         and all(c.action not in PENDING for c in changes)
         and all(status == "True" for status in child_statuses)
@@ -219,8 +226,10 @@ def expand_interface(
         )
     nad_request = nad_type if needs_nad else None
     record_children(rl, dialect, conditions, changes, why, req.name, nad_request)
-    if drop_nad:
+    if drop_nad and not stale_nads:
         conditions.remove(nad_type)
+    for nad in stale_nads:
+        retire_nad(rl, dialect, conditions, nad, req.name, why)
     if dialect.writes_status and outcome.ready:
         copy_claim_status(obj, [c.child for c in changes])
     return changes
@@ -349,10 +358,78 @@ def record_child(
         conditions.ensure(Condition(type_, "False", reason, dialect.condition_missing(child)))
 
 
-def forget_gone_interfaces(
-    dialect: Dialect, conditions: Conditions, present: list[KubeObject]
+def owned_nads(rl: ResourceList, dialect: Dialect) -> dict[str, list[KubeObject]]:
+    """condkptsdk dialects: the NetworkAttachmentDefinitions that name an Interface in
+    ``specializer.nephio.org/owner`` (as nad-fn writes them), by Interface name."""
+    out: dict[str, list[KubeObject]] = {}
+    if not dialect.condkptsdk:
+        return out
+    interface = f"{INTERFACE_API_VERSION}.{INTERFACE_KIND}"
+    for nad in rl.items.where(is_kind(NAD_API_VERSION, NAD_KIND)):
+        owner = nad.annotations.get(OWNER_ANNOTATION, "")
+        if owner.startswith(interface + "."):
+            out.setdefault(owner[len(interface) + 1 :], []).append(nad)
+    return out
+
+
+def replace_updated(changes: list[ChildChange], desired: list[KubeObject]) -> None:
+    """condkptsdk: a child whose spec changed (or that was marked for deletion and is wanted
+    again) becomes the desired object: the desired annotations and status (``{}``: the IPAM
+    controller allocates again), its spec already rewritten. Keys added by hand stay."""
+    wanted = {(c.kind, c.name): c for c in desired}
+    for change in changes:
+        want = wanted.get((change.child.kind, change.child.name))
+        if change.action != "update" or want is None:
+            continue
+        child = change.child
+        for key, value in want.annotations.items():
+            if child.annotations.get(key) != value:
+                child.set(("metadata", "annotations", key), value)
+        status = want.get("status")
+        if status is None:
+            child.delete("status")
+        elif child.get("status") != status:
+            child.set("status", status)
+
+
+def retire_nad(
+    rl: ResourceList,
+    dialect: Dialect,
+    conditions: Conditions,
+    nad: KubeObject,
+    owner: str,
+    why: str,
 ) -> None:
-    """Drop the conditions of Interfaces that left the package (a fulfilled NAD one stays)."""
+    """condkptsdk: a NAD its Interface no longer needs (or whose Interface is gone) is marked
+    for deletion and its condition set "False" ``delete resource``, as interface-fn does."""
+    if not dialect.deletion.is_marked(nad):
+        dialect.deletion.mark(nad)
+        rl.results.info(f"marked for deletion: {why}", nad)
+    type_ = r1_condition_type(NAD_API_VERSION, NAD_KIND, nad.name)
+    conditions.set(Condition(type_, "False", dialect.reason(owner), dialect.deleted(nad, why)))
+
+
+def forget_gone_interfaces(
+    rl: ResourceList,
+    dialect: Dialect,
+    conditions: Conditions,
+    present: list[KubeObject],
+    nads: dict[str, list[KubeObject]],
+) -> None:
+    """The conditions of Interfaces that left the package.
+
+    The design drops them (a fulfilled NAD one stays). Nephio's condkptsdk (ready path) keeps
+    the Interface's own condition, marks the NADs it owned for deletion (their conditions
+    "False" ``delete resource``) and drops a NAD condition without a NAD object.
+    """
+    names = {obj.name for obj in present}
+    retired: set[str] = set()
+    for owner, owned in nads.items():
+        if owner in names:
+            continue
+        for nad in owned:
+            retire_nad(rl, dialect, conditions, nad, owner, f"its Interface {owner} is gone")
+            retired.add(r1_condition_type(NAD_API_VERSION, NAD_KIND, nad.name))
     # The Interface conditions, less those of the Interfaces present (a dict of the types
     # held already, not a set of thousands of new strings: memory).
     gone = dict.fromkeys(t for t in conditions.types() if dialect.is_interface_condition(t))
@@ -360,6 +437,12 @@ def forget_gone_interfaces(
         gone.pop(dialect.interface_type(obj.name), None)
         gone.pop(dialect.nad_type(obj), None)
     for type_ in gone:
+        if type_ in retired:
+            continue
+        if dialect.condkptsdk:
+            if dialect.is_nad_condition(type_):
+                conditions.remove(type_)
+            continue
         if dialect.is_nad_condition(type_) and conditions.status(type_) == "True":
             continue
         conditions.remove(type_)

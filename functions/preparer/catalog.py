@@ -12,6 +12,8 @@ from krmfn.tko import (
     ANN_CATALOG_ID,
     ANN_CATALOG_TEMPLATE,
     TKO_API,
+    from_kubernetes_names,
+    id_forms,
     merge_resources,
     metadata_of,
 )
@@ -82,7 +84,11 @@ class Catalog:
             for entry in entries:
                 by_id.setdefault(entry.id, entry)  # the first of an id, as a scan finds it
             index = self._index[section] = (entries, by_id)
-        return index[1].get(entry_id)
+        for form in id_forms(entry_id):  # as written, then as TKO's escaped name stands for
+            found = index[1].get(form)
+            if found is not None:
+                return found
+        return None
 
     def select(self, section: str, select: Mapping[str, Any]) -> list[CatalogEntry]:
         return [e for e in self.entries(section) if e.matches(select)]
@@ -245,7 +251,9 @@ def _loader(objects: list[KubeObject]) -> Callable[[], list[KubeObject]]:
 
 
 def _inline_entry(obj: KubeObject, section: str) -> CatalogEntry:
-    entry_id = text_of(obj, f"spec.{SPEC_ID[section]}") or obj.name  # as written: 0123
+    # TKO's API names the object after its escaped id (k8s-002fhello-003av1.0.0) and escapes
+    # its labels; its spec id, when given, is written as it is (0123 stays 0123).
+    entry_id = text_of(obj, f"spec.{SPEC_ID[section]}") or id_forms(obj.name)[-1]
     raw = obj.get("spec.package.resources", []) or []
     if not isinstance(raw, list):
         raise KrmError("spec.package.resources must be a list", obj=obj)
@@ -263,7 +271,8 @@ def _inline_entry(obj: KubeObject, section: str) -> CatalogEntry:
             name = "Kptfile" if is_kptfile(item) else default_file_name(item.kind, item.name)
             item.set_path(name)
         objects.append(item)
-    return CatalogEntry(entry_id, entry_metadata(objects, obj.labels), _loader(objects))
+    labels = from_kubernetes_names(dict(obj.labels))
+    return CatalogEntry(entry_id, entry_metadata(objects, labels), _loader(objects))
 
 
 __all__ = [

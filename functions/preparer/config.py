@@ -17,6 +17,9 @@ class PluginSpec(Record):
 
     api_version: str = Field(alias="apiVersion", min_length=1)
     kind: str = Field(min_length=1)
+    # TKO's plugin types: prepare (the default), validate (TKO's command executor only);
+    # schedule has no counterpart here and is refused
+    plugin_type: Literal["prepare", "validate", "schedule"] = Field(default="prepare", alias="type")
     exec: str | None = None
     python: str | None = None
     builtin: Builtin | None = None
@@ -34,6 +37,16 @@ class PluginSpec(Record):
             raise ValueError("protocol tko is for exec plugins (TKO's command executor)")
         if not self.timeout <= MAX_TIMEOUT:  # .inf: a deadline no clock reaches
             raise ValueError(f"timeout must be a number of seconds up to {MAX_TIMEOUT} (a day)")
+        if self.plugin_type == "schedule":
+            raise ValueError(
+                "type schedule: TKO's schedule plugins run in its meta-scheduler on site "
+                "packages, which krmfn does not have; krmfn runs prepare and validate plugins"
+            )
+        if self.plugin_type == "validate" and not (self.exec and self.protocol == "tko"):
+            raise ValueError(
+                "type validate: a validate plugin runs TKO's command executor (exec with "
+                "protocol: tko), as TKO runs them"
+            )
         return self
 
     @property

@@ -30,6 +30,7 @@ from .executors import run_image, run_krm, run_tko
 from .package import PackageView
 from .plugins import Outcome, Plugin, PluginContext, load_python, properties_of, resolve_upward
 from .topology import BUILTINS, DEFAULT_REGISTRATIONS, check_placements
+from .validation import validate_package
 
 GVK = tuple[str, str]
 Identity = tuple[str, str, str, str]
@@ -50,7 +51,8 @@ class Registry:
                 )
                 self.specs[gvk] = [spec]
         for spec in config.plugins:
-            self.specs.setdefault((spec.api_version, spec.kind), []).append(spec)
+            if spec.plugin_type == "prepare":  # validate plugins run in .validation
+                self.specs.setdefault((spec.api_version, spec.kind), []).append(spec)
         self._loaded: dict[int, Plugin] = {}
 
     def specs_for(self, obj: KubeObject) -> list[PluginSpec]:
@@ -121,6 +123,8 @@ def process(rl: ResourceList, config: Config) -> None:
         deployment = new_deployment()
         rl.items.append(deployment)
     if left:
+        return
+    if not validate_package(rl, own, config):  # TKO validates a package becoming prepared
         return
     deployment.annotations[PREPARED] = TRUE
     if _approves(deployment, config):

@@ -50,9 +50,10 @@ def prepare_template(ctx: PluginContext) -> Outcome:
     target = ctx.target
     explicit = text_of(target, "spec.templateId")  # as written: 0123 stays 0123
     if explicit:
-        if ctx.client.template(explicit) is None:
+        entry = ctx.client.template(explicit)  # also TKO's escaped form of an id
+        if entry is None:
             return ctx.wait(f"waiting: template {explicit} is not in the catalog")
-        target.set("status.templateId", explicit)
+        target.set("status.templateId", entry.id)
         return Outcome.done()
     select = _select(target)
     if select is None:
@@ -72,7 +73,8 @@ def prepare_site(ctx: PluginContext) -> Outcome:
     target = ctx.target
     explicit = text_of(target, "spec.siteId")  # as written: 1.10 stays 1.10
     if explicit:  # taken as is (TKO); the Placement refuses a site not in the catalog
-        target.set("status.siteId", explicit)
+        entry = ctx.client.site(explicit)  # TKO's escaped form gives the catalog's id
+        target.set("status.siteId", entry.id if entry is not None else explicit)
         return Outcome.done()
     select = _select(target)
     if select is not None:

@@ -2,7 +2,8 @@
 
 What preparer and merger both speak: the ``nephio.org/*`` annotations and their values
 (:mod:`.annotations`), the package's Deployment resource and the topology/catalog API names
-(:mod:`.resources`), DNS-label names with the hash cap (:mod:`.naming`), TKO's merge of resources
+(:mod:`.resources`), DNS-label names with the hash cap (:mod:`.naming`), TKO's escaped ids in
+Kubernetes names (:mod:`.ids`), TKO's merge of resources
 into a package (:mod:`.merge`) and the making of a child deployment package (:mod:`.child`).
 It imports krmlib only; the functions import it, never each other's internals.
 """
@@ -36,6 +37,7 @@ from .annotations import (
     moved_on,
     prepare_mode,
 )
+from .ids import from_kubernetes_name, from_kubernetes_names, id_forms, to_kubernetes_name
 from .merge import MergeInput, merge_resources, plan
 from .naming import MAX_LABEL, cap_label, dns_label, short_hash, slug
 from .resources import (
@@ -103,6 +105,9 @@ __all__ = [
     "detached_copy",
     "dns_label",
     "find_deployment",
+    "from_kubernetes_name",
+    "from_kubernetes_names",
+    "id_forms",
     "is_approved",
     "is_deployment_package",
     "is_prepared",
@@ -117,6 +122,7 @@ __all__ = [
     "preparer_step",
     "short_hash",
     "slug",
+    "to_kubernetes_name",
 ]
 
 

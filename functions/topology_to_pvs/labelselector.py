@@ -2,12 +2,20 @@
 
 ``matchLabels`` and ``matchExpressions`` are ANDed; operators ``In``, ``NotIn``, ``Exists``,
 ``DoesNotExist`` (``In``/``NotIn`` need values, the other two take none), as in Kubernetes.
+Keys and values follow Kubernetes' label rules: Porch parses the selector with
+``metav1.LabelSelectorAsSelector`` (controllers/packagevariantsets/.../
+packagevariantset_controller.go ``unrollDownstreamTargets``, porch 74d82d5), and a selector it
+cannot parse stalls the whole PackageVariantSet, so a bad key or value is an error here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from krmlib import format_path
+
+from .naming import name_problem
 
 OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 
@@ -33,10 +41,7 @@ def check_selector(selector: Any, path: str) -> list[Problem]:
         problems.append((f"{path}.matchLabels", "must be a map of label keys to values"))
         labels = {}
     for key, value in labels.items():
-        if not isinstance(value, str):
-            problems.append(
-                (f"{path}.matchLabels.{key}", f"label value must be a string, not {value!r}")
-            )
+        problems.extend(_label_problems(key, f"{path}.matchLabels", value))
     if not isinstance(expressions, list):
         problems.append((f"{path}.matchExpressions", "must be a list"))
         expressions = []
@@ -51,8 +56,11 @@ def _check_expression(expr: Any, path: str) -> list[Problem]:
     if not isinstance(expr, dict):
         return [(path, "must be a map with key, operator and values")]
     problems: list[Problem] = []
-    if not isinstance(expr.get("key"), str) or not expr.get("key"):
+    key = expr.get("key")
+    if not isinstance(key, str) or not key:
         problems.append((f"{path}.key", "required field is missing"))
+    else:
+        problems.extend(_key_problems(key, f"{path}.key"))
     operator = expr.get("operator")
     values = expr.get("values")
     if operator not in OPERATORS:
@@ -64,8 +72,35 @@ def _check_expression(expr: Any, path: str) -> list[Problem]:
             problems.append((f"{path}.values", f"operator {operator} needs a non-empty list"))
         elif not all(isinstance(v, str) for v in values):
             problems.append((f"{path}.values", "values must be strings"))
+        else:
+            for index, value in enumerate(values):
+                problem = name_problem("label-value", value)
+                if problem is not None:
+                    problems.append((f"{path}.values[{index}]", f"{_UNPARSABLE}value {problem}"))
     elif values:
         problems.append((f"{path}.values", f"operator {operator} takes no values"))
+    return problems
+
+
+_UNPARSABLE = "Porch cannot parse this selector (and would stall the set): "
+
+
+def _key_problems(key: Any, path: str) -> list[Problem]:
+    """A label key (of matchLabels, or an expression's ``key``) at ``path``."""
+    problem = name_problem("label-key", key) if isinstance(key, str) else "keys are strings"
+    return [] if problem is None else [(path, _UNPARSABLE + problem)]
+
+
+def _label_problems(key: Any, path: str, value: Any) -> list[Problem]:
+    """A matchLabels entry; ``path`` is the matchLabels map's."""
+    step = format_path([str(key)])
+    entry = f"{path}{step}" if step.startswith("[") else f"{path}.{step}"
+    problems = _key_problems(key, entry)
+    if not isinstance(value, str):
+        return [*problems, (entry, f"label value must be a string, not {value!r}")]
+    problem = name_problem("label-value", value)
+    if problem is not None:
+        problems.append((entry, f"{_UNPARSABLE}label value {problem}"))
     return problems
 
 
@@ -96,4 +131,64 @@ def clean(selector: Mapping[str, Any]) -> dict[str, Any]:
         out["matchLabels"] = dict(selector["matchLabels"])
     if selector.get("matchExpressions"):
         out["matchExpressions"] = [dict(e) for e in selector["matchExpressions"]]
+    return out
+
+
+def may_overlap(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """False when no set of labels can satisfy both (checked) selectors, else True.
+
+    Per key, each selector asks for the key to exist (matchLabels, ``In``, ``Exists``) or to be
+    absent (``DoesNotExist``), allows some values (matchLabels, ``In``) and forbids others
+    (``NotIn``); the two are disjoint when some key must both exist and be absent, or has no value
+    both allow.
+    """
+    wants = [_wants(a), _wants(b)]
+    for key in set(wants[0]) | set(wants[1]):
+        exist = absent = False
+        allowed: set[str] | None = None
+        forbidden: set[str] = set()
+        for want in wants:
+            if key not in want:
+                continue
+            k_exist, k_absent, k_allowed, k_forbidden = want[key]
+            exist, absent = exist or k_exist, absent or k_absent
+            if k_allowed is not None:
+                allowed = set(k_allowed) if allowed is None else allowed & k_allowed
+            forbidden |= k_forbidden
+        if exist and absent:
+            return False
+        if allowed is not None and not allowed - forbidden:
+            return False
+    return True
+
+
+_Want = tuple[bool, bool, "set[str] | None", set[str]]  # exist, absent, allowed, forbidden
+
+
+def _wants(selector: Mapping[str, Any]) -> dict[str, _Want]:
+    out: dict[str, _Want] = {}
+
+    def add(
+        key: str, exist: bool, absent: bool, allowed: set[str] | None, forbid: set[str]
+    ) -> None:
+        o_exist, o_absent, o_allowed, o_forbid = out.get(key, (False, False, None, set()))
+        if allowed is None:
+            allowed = o_allowed
+        elif o_allowed is not None:
+            allowed = allowed & o_allowed
+        out[key] = (o_exist or exist, o_absent or absent, allowed, o_forbid | forbid)
+
+    for key, value in (selector.get("matchLabels") or {}).items():
+        add(key, True, False, {value}, set())
+    for expr in selector.get("matchExpressions") or []:
+        values = set(expr.get("values") or [])
+        operator = expr["operator"]
+        if operator == "In":
+            add(expr["key"], True, False, values, set())
+        elif operator == "NotIn":
+            add(expr["key"], False, False, None, values)
+        elif operator == "Exists":
+            add(expr["key"], True, False, None, set())
+        else:
+            add(expr["key"], False, True, None, set())
     return out

@@ -68,7 +68,7 @@ def _workload_clusters(items: Items) -> list[KubeObject]:
     return list(items.where(kind=kind, api_version=api_version))
 
 
-def _repositories(items: Items) -> list[KubeObject]:
+def repositories(items: Items) -> list[KubeObject]:
     return list(items.where(kind="Repository", api_version="config.porch.kpt.dev/*"))
 
 
@@ -77,24 +77,24 @@ def target_objects(items: Items, config: Config) -> list[KubeObject] | None:
     if config.target_selector == "objectSelector":
         found = _workload_clusters(items)
     else:
-        found = _repositories(items)
+        found = repositories(items)
     return found or None
 
 
 def other_mode(items: Items, config: Config) -> str | None:
     """A warning when the inputs fit the other targetSelector (WorkloadClusters but no
     Repositories under repositorySelector, or the reverse), else None."""
-    clusters, repositories = _workload_clusters(items), _repositories(items)
-    if config.target_selector == "repositorySelector" and clusters and not repositories:
+    clusters, repos = _workload_clusters(items), repositories(items)
+    if config.target_selector == "repositorySelector" and clusters and not repos:
         return (
             f"targetSelector is repositorySelector, but the package has WorkloadClusters "
             f"({', '.join(sorted(o.name for o in clusters))}) and no Repository: with "
             "targetSelector: objectSelector the sets select WorkloadClusters (and inject them)"
         )
-    if config.target_selector == "objectSelector" and repositories and not clusters:
+    if config.target_selector == "objectSelector" and repos and not clusters:
         return (
             f"targetSelector is objectSelector, but the package has Repositories "
-            f"({', '.join(sorted(o.name for o in repositories))}) and no WorkloadCluster: with "
+            f"({', '.join(sorted(o.name for o in repos))}) and no WorkloadCluster: with "
             "targetSelector: repositorySelector the sets select the Repositories"
         )
     return None

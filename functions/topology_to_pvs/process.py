@@ -15,13 +15,16 @@ from .deployed import (
     desired_nfdeployed,
     entries,
 )
+from .downstream import package_name, package_problem
 from .gates import Gate, apply_gates, gates
+from .labelselector import clean, may_overlap
 from .naming import dns_label
 from .porch import (
     Revision,
     matching_targets,
     other_mode,
     package_revisions,
+    repositories,
     revisions_of,
     target_objects,
 )
@@ -46,7 +49,7 @@ OWNERSHIP = OwnerNameAnnotation(ANN_TOPOLOGY, TOPOLOGY_KIND, GROUPS)
 class _Planned:
     """One readable topology with everything it would write, before anything is written."""
 
-    __slots__ = ("by_waiter", "desired", "revisions", "topology")
+    __slots__ = ("by_waiter", "desired", "matched", "revisions", "topology")
 
     def __init__(
         self,
@@ -54,11 +57,13 @@ class _Planned:
         desired: list[dict[str, Any]],
         by_waiter: dict[str, list[Gate]],
         revisions: dict[str, list[Revision]],
+        matched: dict[str, list[str]] | None,
     ) -> None:
         self.topology = topology
         self.desired = desired
         self.by_waiter = by_waiter
         self.revisions = revisions
+        self.matched = matched  # instance → the targets (downstream repositories) it selects
 
 
 def process(rl: ResourceList, config: Config) -> None:
@@ -66,6 +71,7 @@ def process(rl: ResourceList, config: Config) -> None:
     classes = class_objects(items)
     revisions_in = package_revisions(items)
     targets_in = target_objects(items, config)
+    repositories_in = repositories(items)
     mismatch = other_mode(items, config)
     if mismatch is not None:
         results.warning(mismatch, rl.function_config, config.field_path("targetSelector"))
@@ -83,6 +89,8 @@ def process(rl: ResourceList, config: Config) -> None:
                 i.name: matching_targets(topology, i, targets_in) for i in topology.instances
             }
             _report_matches(topology.obj, topology.instances, matched, config, results)
+            if config.target_selector == "objectSelector" and repositories_in:
+                _report_missing_repositories(topology, matched, repositories_in, results)
         by_waiter = gates(topology, config.wait_rules)
         desired = [
             desired_pvs(topology, i, config, [g.condition_type for g in by_waiter.get(i.name, [])])
@@ -90,8 +98,9 @@ def process(rl: ResourceList, config: Config) -> None:
         ]
         listed = entries(topology, config, revisions, matched)
         desired.append(desired_nfdeployed(topology, listed))
-        planned.append(_Planned(topology, desired, by_waiter, revisions))
+        planned.append(_Planned(topology, desired, by_waiter, revisions, matched))
     clashing = _report_name_clashes(planned, results)
+    clashing |= _report_refused_clones(planned, config, results)
     if not seen:
         results.info(
             "no NFTopology (topology.nephio.org or req.nephio.org) in the package: nothing to "
@@ -211,3 +220,107 @@ def _report_matches(
                 topology,
                 field,
             )
+
+
+def _report_missing_repositories(
+    topology: Topology,
+    matched: dict[str, list[str]],
+    repository_objects: list[KubeObject],
+    results: Results,
+) -> None:
+    """objectSelector targets whose WorkloadCluster has no Repository of the same name.
+
+    Porch clones into the Repository named after the target and stalls the whole set when there
+    is none (render.go: "repository ... could not be loaded", porch 74d82d5). The Repository is
+    cluster state that may still be on its way, so this is a warning, not an error.
+    """
+    names = {
+        obj.name
+        for obj in repository_objects
+        if not (topology.namespace and obj.namespace and obj.namespace != topology.namespace)
+    }
+    for instance in topology.instances:
+        missing = [name for name in matched[instance.name] if name not in names]
+        if missing:
+            results.warning(
+                f"{instance.name}: WorkloadCluster {', '.join(missing)} has no Repository of the "
+                "same name: Porch clones into that Repository and stalls the whole "
+                "PackageVariantSet (no package for any cluster) until it exists",
+                topology.obj,
+                f"{instance.path}.clusterSelector",
+            )
+
+
+def _report_refused_clones(planned: list[_Planned], config: Config, results: Results) -> set[int]:
+    """Downstream package names Porch refuses, and two instances cloned into one package.
+
+    Porch refuses a package name that is not a DNS-1123 label, and a clone into a repository that
+    already has a package of that name (pkg/engine/engine.go validateCloneTask, porch 74d82d5): two
+    instances (of one topology or of two, in one namespace) with the same downstream package that
+    land on one repository. With Repository (WorkloadCluster) inputs the repositories are known;
+    without them, equal selectors always land together (an error) and selectors that may overlap
+    get a warning. Returns the ids of the topologies with an error: they write nothing.
+    """
+    clashing: set[int] = set()
+    # by (namespace, downstream package): only instances of one group can collide
+    landings: dict[tuple[str, str], list[tuple[_Planned, Instance]]] = {}
+    for plan in planned:
+        for instance in plan.topology.instances:
+            name = package_name(plan.topology, instance, config)
+            problem = package_problem(name)
+            if problem is not None:
+                results.error(
+                    f"{instance.name}: Porch would refuse its downstream package name: {problem} "
+                    f"(made from downstreamPackage {config.downstream_package!r}); shorten the "
+                    "names or change downstreamPackage",
+                    plan.topology.obj,
+                    f"{instance.path}.name",
+                )
+                clashing.add(id(plan.topology.obj))
+                continue
+            landings.setdefault((plan.topology.namespace, name), []).append((plan, instance))
+    for (_namespace, name), group in landings.items():
+        pairs = [(a, b) for index, a in enumerate(group) for b in group[index + 1 :]]
+        for (plan, instance), (other_plan, other) in pairs:
+            severity, where = _landing_together(plan, instance, other_plan, other)
+            if severity is None:
+                continue
+            for (p, i), (q, j) in (
+                ((plan, instance), (other_plan, other)),
+                ((other_plan, other), (plan, instance)),
+            ):
+                other_one = f"{j.name} of NFTopology {q.topology.name} ({j.path})"
+                if severity == "error":
+                    head = f"{i.name} would clone package {name} into {where}, and so would "
+                    head += other_one
+                else:
+                    head = (
+                        f"{i.name} and {other_one} may both clone package {name} into one "
+                        "repository (their selectors may match the same ones; give the "
+                        "Repositories as inputs to know)"
+                    )
+                message = (
+                    f"{head}: Porch refuses the second clone; set downstreamPackage: "
+                    '"{topology}-{instance}" or make the selectors disjoint'
+                )
+                if severity == "error":
+                    results.error(message, p.topology.obj, f"{i.path}.clusterSelector")
+                    clashing.add(id(p.topology.obj))
+                else:
+                    results.warning(message, p.topology.obj, f"{i.path}.clusterSelector")
+    return clashing
+
+
+def _landing_together(
+    plan: _Planned, instance: Instance, other_plan: _Planned, other: Instance
+) -> tuple[str | None, str]:
+    """(severity, where) for two instances with one downstream package name: ``error`` when they
+    land on a common repository, ``warning`` when they may, None when they cannot."""
+    if plan.matched is not None and other_plan.matched is not None:
+        common = sorted(set(plan.matched[instance.name]) & set(other_plan.matched[other.name]))
+        return ("error" if common else None), f"repository {', '.join(common)}"
+    if clean(instance.selector) == clean(other.selector):
+        return "error", "every repository their (equal) selectors match"
+    if may_overlap(instance.selector, other.selector):
+        return "warning", ""
+    return None, ""

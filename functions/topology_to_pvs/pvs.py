@@ -8,6 +8,7 @@ from typing import Any
 from krmlib import KrmError
 
 from .config import Config
+from .downstream import package_name
 from .labelselector import clean
 from .naming import dns_label, label_value
 from .topology import Instance, Topology
@@ -103,9 +104,7 @@ def target(
         out = {"repositorySelector": selector}
     template: dict[str, Any] = {}
     if config.downstream_package:
-        package = config.downstream_package.replace("{topology}", topology.name)
-        package = package.replace("{instance}", instance.name)
-        template["downstream"] = {"package": package}
+        template["downstream"] = {"package": package_name(topology, instance, config)}
     template["labels"] = template_labels(topology, instance)
     annotations: dict[str, str] = {}
     if config.approval_policy:
