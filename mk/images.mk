@@ -58,6 +58,7 @@ push: install images-setup
 	@VENV=$(VENV) KRMFN_PY=$(PY) KRMFN_TLS_VERIFY=$(TLS_VERIFY) \
 		bash $(IMAGES_SCRIPTS)/push-images.sh "$(REGISTRY)" "$(DIGESTS)" $(call archs,$(PUSH_PLATFORMS))
 
-e2e-images: images
-	@VENV=$(VENV) KRMFN_PY=$(PY) bash $(IMAGES_SCRIPTS)/e2e-images.sh
-	@VENV=$(VENV) KRMFN_PY=$(PY) bash $(IMAGES_SCRIPTS)/e2e-registry.sh
+# The whole image stage: amd64 images and their e2e while arm64 builds in the background,
+# then the registry round trip and arm64 against amd64 (scripts/images/e2e-all.sh).
+e2e-images: install
+	@VENV=$(VENV) KRMFN_PY=$(PY) bash $(IMAGES_SCRIPTS)/e2e-all.sh

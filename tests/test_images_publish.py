@@ -82,7 +82,9 @@ def test_ci_runs_the_image_end_to_end_after_the_tests() -> None:
     assert ci.index("make test") < ci.index("make e2e-images")
     # The image end-to-end covers the registry round trip and arm64.
     e2e = (ROOT / "mk" / "images.mk").read_text().split("\ne2e-images:")[1]
-    assert "e2e-registry.sh" in e2e
+    assert "e2e-all.sh" in e2e
+    stage = (SCRIPTS / "e2e-all.sh").read_text()
+    assert stage.index("e2e-images.sh") < stage.index("e2e-registry.sh")
 
 
 @pytest.mark.parametrize("function", FUNCTIONS, ids=str)

@@ -65,6 +65,33 @@ PYEOF
 mkdir -p "$WHEELHOUSE" "$LOGDIR"
 start=$SECONDS
 
+# --- up to date? ----------------------------------------------------------------
+# The inputs of a build: every file of the repository (tracked or not ignored; not
+# SIZES.md, which the builds write), the commit, the version, the architecture and the
+# base image. Each image carries their digest (label dev.krmfn.inputs); when every
+# function's image of this architecture has the digest of now, nothing is built (the
+# wheel and the podman builds, cached or not, cost a minute or two on a busy machine).
+local_base="$(base_image_local "$ARCH")"
+base="${KRMFN_BASE_IMAGE:-$local_base}"
+inputs="$({
+  printf '%s\n' "$REVISION" "$VERSION" "$ARCH" "$base" "${KRMFN_IMAGE_MAX_MB:-80}"
+  "$TOOL" image inspect --format '{{.Id}}' "$base" 2>/dev/null || true
+  git -C "$KRMFN_ROOT" ls-files -z --cached --others --exclude-standard \
+    | grep -zv '^Dockerfiles/SIZES.md$' | xargs -0 -r sha256sum 2>/dev/null
+} | sha256sum | cut -c1-32)"
+if [[ "${KRMFN_REBUILD:-0}" != 1 ]]; then
+  current=1
+  for fn in "${KRMFN_FUNCTIONS[@]}"; do
+    got="$("$TOOL" image inspect --format '{{index .Labels "dev.krmfn.inputs"}}' \
+      "$(local_image "$fn" "$TAG" "$ARCH")" 2>/dev/null || true)"
+    [[ "$got" == "$inputs" ]] || { current=0; break; }
+  done
+  if ((current)); then
+    log "linux/$ARCH: the ${#KRMFN_FUNCTIONS[@]} images are up to date (inputs $inputs; KRMFN_REBUILD=1 rebuilds)"
+    exit 0
+  fi
+fi
+
 # --- wheelhouse -------------------------------------------------------------
 # The project itself (pure Python). Fixed zip timestamps make the wheel
 # byte-identical while the sources are, so the image builds hit the layer
@@ -81,9 +108,9 @@ tar -C "$KRMFN_ROOT" --exclude=./.git --exclude=./.venv --exclude=./.cache --exc
 # else with it.
 wheel=(env SOURCE_DATE_EPOCH=315532800 "$PIP" wheel --quiet --disable-pip-version-check
   --no-deps -w "$newwheel/out" "$newwheel/src")
-if ! "${wheel[@]}" --no-build-isolation >"$LOGDIR/wheel-krmfn.log" 2>&1; then
-  "${wheel[@]}" >>"$LOGDIR/wheel-krmfn.log" 2>&1 \
-    || { tail -n 30 "$LOGDIR/wheel-krmfn.log" >&2; die "pip wheel . failed"; }
+if ! "${wheel[@]}" --no-build-isolation >"$LOGDIR/wheel-krmfn-$ARCH.log" 2>&1; then
+  "${wheel[@]}" >>"$LOGDIR/wheel-krmfn-$ARCH.log" 2>&1 \
+    || { tail -n 30 "$LOGDIR/wheel-krmfn-$ARCH.log" >&2; die "pip wheel . failed"; }
 fi
 shopt -s nullglob
 krmfn_wheels=("$newwheel"/out/krmfn-*.whl)
@@ -111,10 +138,10 @@ download=("$PIP" download --quiet --disable-pip-version-check --no-cache-dir
   --abi "cp${IMAGE_PY/./}" --abi abi3 --abi none "${platform_args[@]}"
   -c constraints.txt -d "$WHEELHOUSE" "$krmfn_wheel")
 if ! "${download[@]}" --no-index --find-links "$WHEELHOUSE" \
-    >"$LOGDIR/download.log" 2>&1; then
+    >"$LOGDIR/download-$ARCH.log" 2>&1; then
   log "downloading runtime wheels (cp${IMAGE_PY/./}, $arch)"
-  "${download[@]}" >"$LOGDIR/download.log" 2>&1 \
-    || { tail -n 30 "$LOGDIR/download.log" >&2; die "pip download failed"; }
+  "${download[@]}" >"$LOGDIR/download-$ARCH.log" 2>&1 \
+    || { tail -n 30 "$LOGDIR/download-$ARCH.log" >&2; die "pip download failed"; }
 fi
 
 # --- build context ------------------------------------------------------------
@@ -131,8 +158,6 @@ for f in slim_runtime.py check_imports.py; do
 done
 
 # --- images -----------------------------------------------------------------
-local_base="$(base_image_local "$ARCH")"
-base="${KRMFN_BASE_IMAGE:-$local_base}"
 "$TOOL" image inspect "$base" >/dev/null 2>&1 \
   || [[ -n "${KRMFN_BASE_IMAGE:-}" ]] \
   || die "base image $base missing; run scripts/images/base-image.sh $ARCH (make images does)"
@@ -152,18 +177,20 @@ for fn in "${KRMFN_FUNCTIONS[@]}"; do
   t0=$SECONDS
   old_id="$("$TOOL" image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)"
   description="$(function_summary "$fn")"
-  meta=()
-  # Labels in the image config (docker inspect, kpt), the same as annotations on the
-  # image manifest (OCI registries and their UIs).
-  for kv in "org.opencontainers.image.title=krmfn-$fn" \
-      "org.opencontainers.image.description=$description" \
-      "org.opencontainers.image.revision=$REVISION" \
-      "org.opencontainers.image.source=$SOURCE_URL" \
-      "org.opencontainers.image.version=$VERSION" \
-      "org.opencontainers.image.licenses=Apache-2.0"; do
-    meta+=(--label "$kv")
-    [[ "$TOOL" == podman ]] && meta+=(--annotation "$kv")
-  done
+  # Labels in the image config (docker inspect, kpt) from build arguments (the layer
+  # cache sees those), the same as annotations on the image manifest (OCI registries).
+  meta=(--build-arg "REVISION=$REVISION" --build-arg "TITLE=krmfn-$fn"
+    --build-arg "DESCRIPTION=$description" --build-arg "INPUTS=$inputs")
+  if [[ "$TOOL" == podman ]]; then
+    for kv in "org.opencontainers.image.title=krmfn-$fn" \
+        "org.opencontainers.image.description=$description" \
+        "org.opencontainers.image.revision=$REVISION" \
+        "org.opencontainers.image.source=$SOURCE_URL" \
+        "org.opencontainers.image.version=$VERSION" \
+        "org.opencontainers.image.licenses=Apache-2.0"; do
+      meta+=(--annotation "$kv")
+    done
+  fi
   log_file="$LOGDIR/build-$fn-$ARCH.log"
   if ! "$TOOL" build "${build_args[@]}" "${meta[@]}" --build-arg "BASE_IMAGE=$base" \
       --build-arg "VERSION=$VERSION" --build-arg "SOURCE=$SOURCE_URL" --target "$fn" \
@@ -234,7 +261,9 @@ Each image has $n_layers filesystem layers; $n_shared of them are the same in al
 | layer (bottom up) | size |
 | --- | ---: |
 ${layers}"
-"${KRMFN_PY:-python3}" scripts/images/sizes_md.py Dockerfiles/SIZES.md "sizes-$ARCH" <<<"$section"
+# flock: the other architecture's build may write its section at the same time.
+flock Dockerfiles/SIZES.md "${KRMFN_PY:-python3}" scripts/images/sizes_md.py Dockerfiles/SIZES.md \
+  "sizes-$ARCH" <<<"$section"
 
 printf '%s\n' "$table"
 log "$TOOL built ${#images[@]} images in $((SECONDS - start)) s (base: $base)"

@@ -82,7 +82,9 @@ for fn in "${KRMFN_FUNCTIONS[@]}"; do
     [[ "$got" == "linux/$arch" ]] || die "$image is $got, not linux/$arch"
     annotations=()
     while IFS= read -r kv; do
-      [[ -n "$kv" ]] && annotations+=(--annotation "$kv")
+      # podman splits an --annotation of manifest add at commas: such a value (a
+      # description) stays on the image manifest and config only.
+      [[ -n "$kv" && "$kv" != *,* ]] && annotations+=(--annotation "$kv")
     done < <(podman image inspect --format '{{range $k, $v := .Labels}}{{$k}}={{$v}}{{println}}{{end}}' \
       "$image" | grep -E '^(org\.opencontainers\.image\.|dev\.krmfn\.)')
     podman manifest add "${annotations[@]}" "$list" "containers-storage:$image" >/dev/null \
