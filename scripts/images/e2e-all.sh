@@ -29,7 +29,7 @@ bg_pid=""
 if ((${#others[@]})); then
   bash "$here/build-all.sh" "${others[@]}" >"$bg_log" 2>&1 &
   bg_pid=$!
-  trap '[[ -n "$bg_pid" ]] && kill "$bg_pid" 2>/dev/null' EXIT
+  trap 'if [[ -n "$bg_pid" ]]; then kill "$bg_pid" 2>/dev/null || true; fi' EXIT
   log "building ${others[*]} in the background (log: $bg_log)"
 fi
 
