@@ -177,3 +177,24 @@ def test_the_registry_check_names_what_is_missing(tmp_path: Path) -> None:
     for tag in ["v1.2.3", "v1.2", "v1"]:
         assert f"127.0.0.1:9/krmfn/merger:{tag}: not in the registry" in done.stderr
     assert "DIGESTS lists" in done.stderr
+
+
+def test_every_image_gets_the_oci_labels_from_build_arguments() -> None:
+    """The six OCI labels are set in function-base from build arguments (podman's layer cache
+    ignores `--label`: a cached image would keep an older commit's revision), and
+    build-images.sh passes each argument."""
+    dockerfile = (ROOT / "Dockerfiles" / "Dockerfile").read_text()
+    base = dockerfile.split("AS function-base\n")[1].split("\nFROM ")[0]
+    build = (SCRIPTS / "build-images.sh").read_text()
+    for key, arg in {
+        "source": "SOURCE",
+        "version": "VERSION",
+        "revision": "REVISION",
+        "title": "TITLE",
+        "description": "DESCRIPTION",
+    }.items():
+        assert f'org.opencontainers.image.{key}="${{{arg}}}"' in base
+        assert f"ARG {arg}=" in base
+        assert f'--build-arg "{arg}=' in build
+    assert 'org.opencontainers.image.licenses="Apache-2.0"' in base
+    assert "--label" not in build
