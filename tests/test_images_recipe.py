@@ -107,19 +107,36 @@ def test_every_function_has_a_dockerfile_target_whose_entrypoint_is_its_script()
         assert entrypoint == f"/opt/krmfn/bin/krmfn-{fn}"
 
 
-def test_the_scripts_build_every_function() -> None:
-    lib = (SCRIPTS / "lib.sh").read_text()
-    m = re.search(r"^KRMFN_FUNCTIONS=\(([^)]*)\)", lib, re.MULTILINE)
-    assert m is not None
-    assert sorted(m.group(1).split()) == _functions()
+def test_the_scripts_build_every_function_of_the_registry() -> None:
+    """lib.sh's load_functions lists krmfn.registry's functions, with their summaries."""
+    from krmfn.registry import FUNCTIONS
+
+    done = subprocess.run(
+        [
+            "bash",
+            "-c",
+            'source scripts/images/lib.sh; load_functions; for f in "${KRMFN_FUNCTIONS[@]}"; do'
+            ' printf "%s\\t%s\\n" "$f" "$(function_summary "$f")"; done',
+        ],
+        cwd=ROOT,
+        env={**os.environ, "KRMFN_PY": sys.executable},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.splitlines() == [f"{f.name}\t{f.summary}" for f in FUNCTIONS]
+    assert sorted(f.name for f in FUNCTIONS) == _functions()
 
 
 def test_image_references_in_the_docs_use_the_tags_the_build_makes() -> None:
-    """`localhost/krmfn/<fn>:<tag>` anywhere in the repository's docs and metadata names
-    a function and a tag `make images` gives this version (not the old `:0.1.0`)."""
+    """`localhost/krmfn/<fn>:<tag>` (a local build) or `ghcr.io/krmfn/<fn>:<tag>` (the
+    default registry of `make push`) anywhere in the repository's docs and metadata names a
+    function and a tag the build gives this version (not the old `:0.1.0`)."""
     project = _pyproject()["project"]
     assert isinstance(project, dict)
     tags = set(image_tags_mod.image_tags(project["version"]))
+    # An image of another architecture than the machine's is tagged <tag>-<arch> locally.
+    tags |= {f"{tag}-arm64" for tag in tags}
     functions = set(_functions())
     files = subprocess.run(
         ["git", "ls-files", "*.md", "*.yaml", "*.yml", "*Kptfile", "*.sh", "*.py"],
@@ -135,7 +152,7 @@ def test_image_references_in_the_docs_use_the_tags_the_build_makes() -> None:
         if name in skip or not (ROOT / name).is_file():
             continue
         text = (ROOT / name).read_text(errors="replace")
-        for m in re.finditer(r"localhost/krmfn/([a-z0-9-]+):([A-Za-z0-9_.-]+)", text):
+        for m in re.finditer(r"(?:localhost|ghcr\.io)/krmfn/([a-z0-9-]+):([A-Za-z0-9_.-]+)", text):
             fn, tag = m.groups()
             if fn not in functions or tag not in tags:
                 line = text.count("\n", 0, m.start()) + 1

@@ -88,7 +88,7 @@ def test_console_scripts_and_packages_follow_the_registry() -> None:
 def test_catalog_metadata(function: Function) -> None:
     """The kpt catalog's metadata.yaml shape: absolute URLs into this version's tree."""
     meta = yaml.safe_load((function.folder / "metadata.yaml").read_text())
-    assert meta["image"] == f"localhost/krmfn/{function.name}:v{__version__}"  # never latest
+    assert meta["image"] == f"ghcr.io/krmfn/{function.name}:v{__version__}"  # never latest
     assert meta["license"] == PYPROJECT["project"]["license"]["text"] == "Apache-2.0"
     assert meta["description"] and "mutator" in meta["tags"]
     tree = f"{PYPROJECT['project']['urls']['Source']}/tree/v{__version__}/"

@@ -1,6 +1,17 @@
 #!/usr/bin/env bash
-# Make the local base image localhost/krmfn-base:bookworm (Debian bookworm
-# minbase + python3 + python3-venv) when it does not exist yet.
+# Make the local base image of an architecture (Debian bookworm minbase +
+# python3 + python3-venv) when it does not exist yet:
+#
+#   base-image.sh [amd64|arm64]   # default: this machine's (dpkg --print-architecture)
+#
+# localhost/krmfn-base:bookworm for this machine's architecture,
+# localhost/krmfn-base:bookworm-<arch> for another one (lib.sh base_image_local).
+# A foreign architecture is made with `debootstrap --foreign --arch=<arch>`; its
+# packages are then unpacked on the host (no maintainer scripts: the base is a
+# build stage, slim_runtime.py copies the interpreter out of it) and the loader
+# cache made under qemu (setup-qemu.sh registers the binfmt handler).
+# KRMFN_BASE_SECOND_STAGE=1 runs debootstrap's full second stage under qemu
+# instead (every maintainer script emulated: about ten times slower).
 #
 # No public base image can be pulled on our machines, so the base is made with
 # debootstrap from the Debian mirror apt is configured with and imported with
@@ -15,8 +26,15 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SUITE=bookworm
 WANT_PY=3.11 # Python of bookworm; the wheelhouse is built for cp311.
-IMAGE="$KRMFN_BASE_IMAGE_LOCAL"
-TARBALL="$KRMFN_CACHE/base/krmfn-base-$SUITE.tar"
+ARCH="${1:-$(host_arch)}"
+case "$ARCH" in amd64 | arm64) ;; *) die "unknown architecture '$ARCH' (amd64 or arm64)" ;; esac
+IMAGE="$(base_image_local "$ARCH")"
+if [[ "$ARCH" == "$(host_arch)" ]]; then
+  TARBALL="$KRMFN_CACHE/base/krmfn-base-$SUITE.tar"
+else
+  TARBALL="$KRMFN_CACHE/base/krmfn-base-$SUITE-$ARCH.tar"
+fi
+LOG="${TARBALL%.tar}.log"
 
 if [[ -n "${KRMFN_BASE_IMAGE:-}" ]]; then
   exit 0
@@ -33,15 +51,17 @@ image_exists() {
   fi
 }
 
+platform=(--platform "linux/$ARCH")
+
 # Check the base's Python is the one the wheelhouse is built for.
 check_python() {
   local got
-  got="$("$TOOL" run --rm --network none "$IMAGE" \
+  got="$("$TOOL" run --rm --network none "${platform[@]}" "$IMAGE" \
     python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')" \
     || die "cannot run python3 in $IMAGE"
   [[ "$got" == "$WANT_PY" ]] \
     || die "$IMAGE has Python $got, the wheelhouse needs $WANT_PY (cp${WANT_PY/./})"
-  "$TOOL" run --rm --network none "$IMAGE" python3 -c 'import venv, ensurepip' \
+  "$TOOL" run --rm --network none "${platform[@]}" "$IMAGE" python3 -c 'import venv, ensurepip' \
     || die "$IMAGE lacks venv/ensurepip (python3-venv)"
 }
 
@@ -90,21 +110,55 @@ debian_mirror() {
 
 if [[ ! -s "$TARBALL" ]]; then
   [[ $(id -u) -eq 0 ]] || die "debootstrap needs root"
-  if ! command -v debootstrap >/dev/null 2>&1; then
-    log "installing debootstrap"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null \
-      || { apt-get update -qq >/dev/null &&
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null; }
-  fi
+  apt_install debootstrap debian-archive-keyring
+  # Debian's keyring, also on a host of another distribution (a CI runner).
+  keyring=()
+  [[ -f /usr/share/keyrings/debian-archive-keyring.gpg ]] \
+    && keyring=(--keyring=/usr/share/keyrings/debian-archive-keyring.gpg)
   mirror="$(debian_mirror)"
   mkdir -p "$KRMFN_CACHE/base"
   rootfs="$(mktemp -d "$KRMFN_CACHE/base/rootfs.XXXXXX")"
-  trap 'rm -rf "$rootfs" "$TARBALL.tmp"' EXIT
-  log "debootstrap $SUITE from $mirror (about a minute)"
-  if ! debootstrap --variant=minbase --include=python3,python3-venv \
-      "$SUITE" "$rootfs" "$mirror" >"$KRMFN_CACHE/base/debootstrap.log" 2>&1; then
-    tail -n 20 "$KRMFN_CACHE/base/debootstrap.log" >&2
-    die "debootstrap failed (log: $KRMFN_CACHE/base/debootstrap.log)"
+  # A second stage may leave /proc and /sys mounted in the root: unmount them first.
+  drop_rootfs() {
+    local m
+    for m in "$rootfs/proc" "$rootfs/sys"; do
+      mountpoint -q "$m" 2>/dev/null && { umount "$m" || umount -l "$m"; }
+    done
+    rm -rf "$rootfs" "$TARBALL.tmp"
+  }
+  trap drop_rootfs EXIT
+  if [[ "$ARCH" == "$(host_arch)" ]]; then
+    log "debootstrap $SUITE from $mirror (about a minute)"
+    debootstrap "${keyring[@]}" --variant=minbase --include=python3,python3-venv \
+      "$SUITE" "$rootfs" "$mirror" >"$LOG" 2>&1 \
+      || { tail -n 20 "$LOG" >&2; die "debootstrap failed (log: $LOG)"; }
+  else
+    [[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 || "$ARCH" != arm64 ]] \
+      || die "no qemu-aarch64 binfmt handler; run scripts/images/setup-qemu.sh"
+    log "debootstrap --foreign --arch=$ARCH $SUITE from $mirror"
+    debootstrap "${keyring[@]}" --foreign --arch="$ARCH" --variant=minbase --include=python3,python3-venv \
+      "$SUITE" "$rootfs" "$mirror" >"$LOG" 2>&1 \
+      || { tail -n 20 "$LOG" >&2; die "debootstrap --foreign failed (log: $LOG)"; }
+    if [[ "${KRMFN_BASE_SECOND_STAGE:-0}" == 1 ]]; then
+      # The full second stage: every maintainer script under qemu (10+ minutes on 2 busy cores).
+      log "second stage under qemu"
+      chroot "$rootfs" /debootstrap/debootstrap --second-stage >>"$LOG" 2>&1 \
+        || { tail -n 20 "$LOG" >&2; die "debootstrap second stage failed (log: $LOG)"; }
+    else
+      # The base is a build stage only (slim_runtime.py copies the interpreter out of
+      # it), so the packages' files are enough: unpack every downloaded package on
+      # the host (native speed), give it the passwd/group files base-passwd's
+      # maintainer script would write, and the loader cache (the one arm64 program
+      # run here, under qemu).
+      log "unpacking $(find "$rootfs/var/cache/apt/archives" -name '*.deb' | wc -l) packages on the host"
+      for deb in "$rootfs"/var/cache/apt/archives/*.deb; do
+        dpkg-deb -x "$deb" "$rootfs" || die "dpkg-deb -x $deb failed"
+      done
+      cp "$rootfs/usr/share/base-passwd/passwd.master" "$rootfs/etc/passwd"
+      cp "$rootfs/usr/share/base-passwd/group.master" "$rootfs/etc/group"
+      rm -rf "$rootfs/debootstrap" "$rootfs"/var/cache/apt/archives/*.deb
+      chroot "$rootfs" /sbin/ldconfig >>"$LOG" 2>&1 || die "ldconfig under qemu failed (log: $LOG)"
+    fi
   fi
   # Trim what a function image never needs.
   rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/* \
@@ -115,13 +169,15 @@ if [[ ! -s "$TARBALL" ]]; then
     --exclude='./dev/*' --exclude='./proc/*' --exclude='./sys/*' \
     -cf "$TARBALL.tmp" .
   mv "$TARBALL.tmp" "$TARBALL"
-  rm -rf "$rootfs"
+  drop_rootfs
   trap - EXIT
 fi
 
 log "importing $TARBALL as $IMAGE"
-quiet=(); [[ "$TOOL" == podman ]] && quiet=(--quiet)
-"$TOOL" import "${quiet[@]}" \
+import_args=(--arch "$ARCH" --os linux)
+[[ "$TOOL" == podman ]] && import_args+=(--quiet)
+[[ "$TOOL" == docker ]] && import_args=(--platform "linux/$ARCH")
+"$TOOL" import "${import_args[@]}" \
   --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   --change 'ENV LANG=C.UTF-8' \
   --change 'CMD ["python3"]' \

@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
-# Build the five function images localhost/krmfn/<function>:vX.Y.Z (+ vX.Y, vX).
+# Build the function images of one architecture:
 #
-# 1. A wheelhouse on the host (.cache/wheelhouse): the krmfn wheel and the
-#    wheels of its runtime dependencies, pinned by constraints.txt, for the
-#    image's Python (cp311, manylinux, this machine's architecture). The image
-#    build installs from it with --no-index: no index is reached in a build.
-# 2. The build context .cache/image-context: wheels/ (hard links into the
+#   build-images.sh [amd64|arm64]   # default: this machine's
+#
+# localhost/krmfn/<function>:vX.Y.Z (+ vX.Y, vX) for this machine's
+# architecture, localhost/krmfn/<function>:vX.Y.Z-<arch> (+ vX.Y-<arch>,
+# vX-<arch>) for another one, built under emulation (setup-qemu.sh).
+# The functions are those of the registry (functions/registry.py).
+#
+# 1. A wheelhouse on the host (.cache/wheelhouse/<arch>): the krmfn wheel and
+#    the wheels of its runtime dependencies, pinned by constraints.txt, for the
+#    image's Python (cp311, manylinux, that architecture). The image build
+#    installs from it with --no-index: no index is reached in a build.
+# 2. The build context .cache/image-context/<arch>: wheels/ (hard links into the
 #    wheelhouse), Dockerfiles/slim_runtime.py and Dockerfiles/check_imports.py.
 # 3. One image per function: the target of that name in Dockerfiles/Dockerfile,
-#    with podman or docker (whichever works; KRMFN_CONTAINER_TOOL overrides).
-#    Base image: KRMFN_BASE_IMAGE if set, else localhost/krmfn-base:bookworm
-#    (made by base-image.sh). The targets share the runtime and app layers, so
-#    the second to fifth builds only add their metadata.
+#    with podman or docker (whichever works; KRMFN_CONTAINER_TOOL overrides),
+#    --platform linux/<arch>. Base image: KRMFN_BASE_IMAGE if set, else the
+#    local base of that architecture (base-image.sh). The targets share the
+#    runtime and app layers, so the later builds only add their metadata.
+#    Labels and annotations: org.opencontainers.image.* (source, version,
+#    revision, licenses, title, description) and dev.krmfn.function.
 # 4. Tags from the version in pyproject.toml (scripts/images/image_tags.py):
 #    vX.Y.Z, and the moving vX.Y and vX for a release; never latest.
 # 5. Sizes: each image must be at most KRMFN_IMAGE_MAX_MB (80) MB; the table
-#    (sizes, layers shared) goes to the "sizes" section of Dockerfiles/SIZES.md.
+#    (sizes, layers shared) goes to the "sizes-<arch>" section of
+#    Dockerfiles/SIZES.md.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -23,7 +33,13 @@ cd "$KRMFN_ROOT"
 
 VENV="${VENV:-.venv}"
 PIP="${KRMFN_PIP:-$VENV/bin/pip}"
-WHEELHOUSE="$KRMFN_CACHE/wheelhouse"
+ARCH="${1:-$(host_arch)}"
+case "$ARCH" in
+  amd64) PLATFORM_ARCH=x86_64 ;;
+  arm64) PLATFORM_ARCH=aarch64 ;;
+  *) die "unknown architecture '$ARCH' (amd64 or arm64)" ;;
+esac
+WHEELHOUSE="$KRMFN_CACHE/wheelhouse/$ARCH"
 IMAGE_PY=3.11
 LOGDIR="$KRMFN_CACHE/logs"
 
@@ -37,9 +53,44 @@ mapfile -t TAGS < <(image_tags) || true
 ((${#TAGS[@]})) || die "no image tags for version '$VERSION' (see above)"
 TAG="${TAGS[0]}"
 MAX_MB="${KRMFN_IMAGE_MAX_MB:-80}"
+load_functions
+REVISION="$(git -C "$KRMFN_ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
+SOURCE_URL="$("${KRMFN_PY:-$VENV/bin/python}" - pyproject.toml <<'PYEOF'
+import sys, tomllib
+with open(sys.argv[1], "rb") as f:
+    print(tomllib.load(f)["project"]["urls"]["Source"])
+PYEOF
+)"
 
 mkdir -p "$WHEELHOUSE" "$LOGDIR"
 start=$SECONDS
+
+# --- up to date? ----------------------------------------------------------------
+# The inputs of a build: every file of the repository (tracked or not ignored; not
+# SIZES.md, which the builds write), the commit, the version, the architecture and the
+# base image. Each image carries their digest (label dev.krmfn.inputs); when every
+# function's image of this architecture has the digest of now, nothing is built (the
+# wheel and the podman builds, cached or not, cost a minute or two on a busy machine).
+local_base="$(base_image_local "$ARCH")"
+base="${KRMFN_BASE_IMAGE:-$local_base}"
+inputs="$({
+  printf '%s\n' "$REVISION" "$VERSION" "$ARCH" "$base" "${KRMFN_IMAGE_MAX_MB:-80}"
+  "$TOOL" image inspect --format '{{.Id}}' "$base" 2>/dev/null || true
+  git -C "$KRMFN_ROOT" ls-files -z --cached --others --exclude-standard \
+    | grep -zv '^Dockerfiles/SIZES.md$' | xargs -0 -r sha256sum 2>/dev/null
+} | sha256sum | cut -c1-32)"
+if [[ "${KRMFN_REBUILD:-0}" != 1 ]]; then
+  current=1
+  for fn in "${KRMFN_FUNCTIONS[@]}"; do
+    got="$("$TOOL" image inspect --format '{{index .Labels "dev.krmfn.inputs"}}' \
+      "$(local_image "$fn" "$TAG" "$ARCH")" 2>/dev/null || true)"
+    [[ "$got" == "$inputs" ]] || { current=0; break; }
+  done
+  if ((current)); then
+    log "linux/$ARCH: the ${#KRMFN_FUNCTIONS[@]} images are up to date (inputs $inputs; KRMFN_REBUILD=1 rebuilds)"
+    exit 0
+  fi
+fi
 
 # --- wheelhouse -------------------------------------------------------------
 # The project itself (pure Python). Fixed zip timestamps make the wheel
@@ -57,9 +108,9 @@ tar -C "$KRMFN_ROOT" --exclude=./.git --exclude=./.venv --exclude=./.cache --exc
 # else with it.
 wheel=(env SOURCE_DATE_EPOCH=315532800 "$PIP" wheel --quiet --disable-pip-version-check
   --no-deps -w "$newwheel/out" "$newwheel/src/sdk" "$newwheel/src")
-if ! "${wheel[@]}" --no-build-isolation >"$LOGDIR/wheel-krmfn.log" 2>&1; then
-  "${wheel[@]}" >>"$LOGDIR/wheel-krmfn.log" 2>&1 \
-    || { tail -n 30 "$LOGDIR/wheel-krmfn.log" >&2; die "pip wheel . failed"; }
+if ! "${wheel[@]}" --no-build-isolation >"$LOGDIR/wheel-krmfn-$ARCH.log" 2>&1; then
+  "${wheel[@]}" >>"$LOGDIR/wheel-krmfn-$ARCH.log" 2>&1 \
+    || { tail -n 30 "$LOGDIR/wheel-krmfn-$ARCH.log" >&2; die "pip wheel . failed"; }
 fi
 # Two distributions: krmlib (sdk/pyproject.toml) and krmfn, which depends on it.
 for dist in krmlib krmfn; do
@@ -77,10 +128,10 @@ done
 rm -rf "$newwheel"
 trap - EXIT
 
-# Runtime dependencies for cp311 manylinux on this architecture, resolved from
+# Runtime dependencies for cp311 manylinux on that architecture, resolved from
 # the krmfn wheel's metadata with the pins of constraints.txt. The wheelhouse
 # alone is tried first, so a second run needs no network.
-arch="$(uname -m)"
+arch="$PLATFORM_ARCH"
 platform_args=()
 for p in manylinux_2_36 manylinux_2_34 manylinux_2_31 manylinux_2_28 \
     manylinux_2_17 manylinux2014 manylinux_2_12 manylinux2010 manylinux_2_5 manylinux1; do
@@ -91,14 +142,14 @@ download=("$PIP" download --quiet --disable-pip-version-check --no-cache-dir
   --abi "cp${IMAGE_PY/./}" --abi abi3 --abi none "${platform_args[@]}"
   -c constraints.txt --find-links "$WHEELHOUSE" -d "$WHEELHOUSE" "$krmfn_wheel")
 if ! "${download[@]}" --no-index --find-links "$WHEELHOUSE" \
-    >"$LOGDIR/download.log" 2>&1; then
+    >"$LOGDIR/download-$ARCH.log" 2>&1; then
   log "downloading runtime wheels (cp${IMAGE_PY/./}, $arch)"
-  "${download[@]}" >"$LOGDIR/download.log" 2>&1 \
-    || { tail -n 30 "$LOGDIR/download.log" >&2; die "pip download failed"; }
+  "${download[@]}" >"$LOGDIR/download-$ARCH.log" 2>&1 \
+    || { tail -n 30 "$LOGDIR/download-$ARCH.log" >&2; die "pip download failed"; }
 fi
 
 # --- build context ------------------------------------------------------------
-context="$KRMFN_CACHE/image-context"
+context="$KRMFN_CACHE/image-context/$ARCH"
 rm -rf "$context"
 mkdir -p "$context/wheels"
 for whl in "$WHEELHOUSE"/*.whl; do
@@ -111,34 +162,49 @@ for f in slim_runtime.py check_imports.py; do
 done
 
 # --- images -----------------------------------------------------------------
-base="${KRMFN_BASE_IMAGE:-$KRMFN_BASE_IMAGE_LOCAL}"
 "$TOOL" image inspect "$base" >/dev/null 2>&1 \
   || [[ -n "${KRMFN_BASE_IMAGE:-}" ]] \
-  || die "base image $base missing; run scripts/images/base-image.sh (make images does)"
+  || die "base image $base missing; run scripts/images/base-image.sh $ARCH (make images does)"
 
-build_args=()
+build_args=(--platform "linux/$ARCH")
 if [[ "$TOOL" == podman ]]; then
   build_args+=(--layers)
   # The local base exists only here: never look for it in a registry.
-  [[ "$base" == "$KRMFN_BASE_IMAGE_LOCAL" ]] && build_args+=(--pull=never)
+  [[ "$base" == "$local_base" ]] && build_args+=(--pull=never)
 fi
 
 images=()
 for fn in "${KRMFN_FUNCTIONS[@]}"; do
   grep -Eq "^FROM function-base AS $fn\$" Dockerfiles/Dockerfile \
     || die "Dockerfiles/Dockerfile has no target '$fn' (FROM function-base AS $fn)"
-  image="localhost/krmfn/$fn:$TAG"
+  image="$(local_image "$fn" "$TAG" "$ARCH")"
   t0=$SECONDS
   old_id="$("$TOOL" image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)"
-  if ! "$TOOL" build "${build_args[@]}" --build-arg "BASE_IMAGE=$base" \
-      --build-arg "VERSION=$VERSION" --target "$fn" \
+  description="$(function_summary "$fn")"
+  # Labels in the image config (docker inspect, kpt) from build arguments (the layer
+  # cache sees those), the same as annotations on the image manifest (OCI registries).
+  meta=(--build-arg "REVISION=$REVISION" --build-arg "TITLE=krmfn-$fn"
+    --build-arg "DESCRIPTION=$description" --build-arg "INPUTS=$inputs")
+  if [[ "$TOOL" == podman ]]; then
+    for kv in "org.opencontainers.image.title=krmfn-$fn" \
+        "org.opencontainers.image.description=$description" \
+        "org.opencontainers.image.revision=$REVISION" \
+        "org.opencontainers.image.source=$SOURCE_URL" \
+        "org.opencontainers.image.version=$VERSION" \
+        "org.opencontainers.image.licenses=Apache-2.0"; do
+      meta+=(--annotation "$kv")
+    done
+  fi
+  log_file="$LOGDIR/build-$fn-$ARCH.log"
+  if ! "$TOOL" build "${build_args[@]}" "${meta[@]}" --build-arg "BASE_IMAGE=$base" \
+      --build-arg "VERSION=$VERSION" --build-arg "SOURCE=$SOURCE_URL" --target "$fn" \
       -f Dockerfiles/Dockerfile -t "$image" "$context" \
-      >"$LOGDIR/build-$fn.log" 2>&1; then
-    tail -n 40 "$LOGDIR/build-$fn.log" >&2
-    die "building $image failed (log: $LOGDIR/build-$fn.log)"
+      >"$log_file" 2>&1; then
+    tail -n 40 "$log_file" >&2
+    die "building $image failed (log: $log_file)"
   fi
   for tag in "${TAGS[@]:1}"; do
-    "$TOOL" tag "$image" "localhost/krmfn/$fn:$tag"
+    "$TOOL" tag "$image" "$(local_image "$fn" "$tag" "$ARCH")"
   done
   new_id="$("$TOOL" image inspect --format '{{.Id}}' "$image")"
   if [[ "$new_id" != "$old_id" ]]; then
@@ -155,6 +221,7 @@ mb() { awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1000000 }'; }
 size_of() { "$TOOL" image inspect --format '{{.Size}}' "$1"; }
 layers_of() { "$TOOL" image inspect --format '{{range .RootFS.Layers}}{{println .}}{{end}}' "$1"; }
 
+suffix=""; [[ "$ARCH" == "$(host_arch)" ]] || suffix="-$ARCH"
 too_big=()
 table="| image | tags | size |
 | --- | --- | ---: |"
@@ -162,7 +229,7 @@ for image in "${images[@]}"; do
   s="$(size_of "$image")"
   ((s <= MAX_MB * 1000000)) || too_big+=("$image ($(mb "$s"))")
   # shellcheck disable=SC2016 # backticks for markdown, not a command
-  table+=$'\n'"| \`${image%:*}\` | $(printf '`%s` ' "${TAGS[@]}")| $(mb "$s") |"
+  table+=$'\n'"| \`${image%:*}\` | $(printf '`%s` ' "${TAGS[@]/%/$suffix}")| $(mb "$s") |"
 done
 
 # Layers every image has (the runtime and the app) against each image's own.
@@ -184,22 +251,26 @@ done < <("$TOOL" history --format '{{.Size}}|{{.CreatedBy}}' "${images[0]}" \
   | grep -Ev '^0 ?B\|' | tac)
 layers+="| per function: entrypoint and labels (metadata only) | 0 B |"
 
-section="Written by \`scripts/images/build-images.sh\` (\`make images\`) with $TOOL; sizes as
-\`$TOOL image inspect\` reports them (uncompressed; the limit is $MAX_MB MB each). Base of the
-build stages: \`$base\`; the images themselves start from scratch.
+how="on $(host_arch)"; [[ "$ARCH" == "$(host_arch)" ]] || how="on $(host_arch) under qemu"
+section="Written by \`scripts/images/build-images.sh $ARCH\` (\`make images\`, \`make images-arm64\`)
+with $TOOL, linux/$ARCH, built $how; sizes as \`$TOOL image inspect\` reports them
+(uncompressed; the limit is $MAX_MB MB each). Base of the build stages: \`$base\`; the images
+themselves start from scratch. This build took $((SECONDS - start)) s (with whatever the layer cache held).
 
 $table
 
-Each image has $n_layers filesystem layers; $n_shared of them are the same in all five images
+Each image has $n_layers filesystem layers; $n_shared of them are the same in all ${#images[@]} images
 (stored and pulled once):
 
 | layer (bottom up) | size |
 | --- | ---: |
 ${layers}"
-"${KRMFN_PY:-python3}" scripts/images/sizes_md.py Dockerfiles/SIZES.md sizes <<<"$section"
+# flock: the other architecture's build may write its section at the same time.
+flock Dockerfiles/SIZES.md "${KRMFN_PY:-python3}" scripts/images/sizes_md.py Dockerfiles/SIZES.md \
+  "sizes-$ARCH" <<<"$section"
 
 printf '%s\n' "$table"
 log "$TOOL built ${#images[@]} images in $((SECONDS - start)) s (base: $base)"
 ((n_shared >= n_layers - 1 && n_shared >= 1)) \
-  || die "the five images share $n_shared of $n_layers layers (want all but at most one)"
+  || die "the ${#images[@]} images share $n_shared of $n_layers layers (want all but at most one)"
 ((${#too_big[@]} == 0)) || die "over $MAX_MB MB: ${too_big[*]}"

@@ -47,6 +47,7 @@ mapfile -t TAGS < <(image_tags) || true
 ((${#TAGS[@]})) || die "no image tags for this version (see above)"
 TAG="${TAGS[0]}"
 REAL_TOOL="$(command -v "$TOOL")"
+load_functions
 
 for fn in "${KRMFN_FUNCTIONS[@]}"; do
   id="$("$TOOL" image inspect --format '{{.Id}}' "localhost/krmfn/$fn:$TAG" 2>/dev/null)" \
@@ -77,7 +78,7 @@ for fn in "${KRMFN_FUNCTIONS[@]}"; do
   [[ "$entry" == "/opt/krmfn/bin/krmfn-$fn" ]] \
     || fail "$image entrypoint is '$entry', not /opt/krmfn/bin/krmfn-$fn"
 done
-# What the images must not hold (all five share these layers: one image is enough).
+# What the images must not hold (all share these layers: one image is enough).
 image="localhost/krmfn/${KRMFN_FUNCTIONS[0]}:$TAG"
 if "$TOOL" run --rm --network=none --entrypoint /bin/sh "$image" -c true >/dev/null 2>&1; then
   fail "$image has a shell"
@@ -121,38 +122,7 @@ mkdir -p "$work/exec" "$work/image" "$work/logs"
 # Fails on a krmfn exec line it cannot turn into an image (arguments, unknown
 # function), since the image copy would then not be a test of the images.
 to_image() {
-  "$PY" - "$1" "$TAG" "${KRMFN_FUNCTIONS[@]}" <<'PYEOF'
-import pathlib, re, sys
-
-root, tag, functions = pathlib.Path(sys.argv[1]), sys.argv[2], set(sys.argv[3:])
-line_re = re.compile(
-    r"""^(?P<lead>\s*(?:-\s+)?)exec:\s*(?P<q>["']?)(?P<cmd>krmfn(?:-|\s+)[^"'#]*?[^\s"'#])(?P=q)"""
-    r"""(?P<tail>\s*(?:#.*)?)$"""
-)
-bad = []
-for kptfile in sorted(root.rglob("Kptfile")):
-    text = kptfile.read_text()
-    out = []
-    for n, line in enumerate(text.splitlines(keepends=True), 1):
-        body = line.rstrip("\r\n")
-        m = line_re.match(body)
-        if m:
-            words = m["cmd"].split()
-            fn = words[0][len("krmfn-"):] if words[0] != "krmfn" else (words[1:2] or [""])[0]
-            extra = words[1:] if words[0] != "krmfn" else words[2:]
-            if fn not in functions or extra:
-                bad.append(f"{kptfile}:{n}: cannot run as an image: {body.strip()}")
-            else:
-                line = f"{m['lead']}image: localhost/krmfn/{fn}:{tag}{m['tail']}" + line[len(body):]
-        elif re.match(r"^\s*(?:-\s+)?exec:.*\bkrmfn\b", body):
-            bad.append(f"{kptfile}:{n}: unrecognised krmfn exec line: {body.strip()}")
-        out.append(line)
-    new = "".join(out)
-    if new != text:
-        kptfile.write_text(new)
-if bad:
-    sys.exit("\n".join(bad))
-PYEOF
+  "$PY" scripts/images/to_image.py "$1" localhost/krmfn "$TAG" "${KRMFN_FUNCTIONS[@]}"
 }
 
 # Seconds since $1 (from now_ns), with one decimal.

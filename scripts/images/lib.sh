@@ -6,8 +6,66 @@ KRMFN_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 KRMFN_CACHE="${KRMFN_CACHE:-$KRMFN_ROOT/.cache}"
 # shellcheck disable=SC2034 # used by the scripts that source this file
 KRMFN_BASE_IMAGE_LOCAL="localhost/krmfn-base:bookworm"
-# shellcheck disable=SC2034
-KRMFN_FUNCTIONS=(interface-expander preparer merger topology-to-pvs applyset-labeler)
+
+# This machine's architecture, as Debian and OCI name it (amd64, arm64).
+host_arch() {
+  if command -v dpkg >/dev/null 2>&1; then
+    dpkg --print-architecture
+  else
+    case "$(uname -m)" in
+      x86_64) echo amd64 ;;
+      aarch64 | arm64) echo arm64 ;;
+      *) uname -m ;;
+    esac
+  fi
+}
+
+# The local base image of an architecture: KRMFN_BASE_IMAGE_LOCAL for this
+# machine's, with -<arch> appended for another.
+base_image_local() {
+  if [[ "$1" == "$(host_arch)" ]]; then
+    printf '%s\n' "$KRMFN_BASE_IMAGE_LOCAL"
+  else
+    printf '%s\n' "$KRMFN_BASE_IMAGE_LOCAL-$1"
+  fi
+}
+
+# The local name of a function image of an architecture: localhost/krmfn/<fn>:<tag>
+# for this machine's, <tag>-<arch> for another (never pushed under that name:
+# push-images.sh pushes manifest lists).
+local_image() {
+  local fn="$1" tag="$2" arch="${3:-$(host_arch)}"
+  if [[ "$arch" == "$(host_arch)" ]]; then
+    printf 'localhost/krmfn/%s:%s\n' "$fn" "$tag"
+  else
+    printf 'localhost/krmfn/%s:%s-%s\n' "$fn" "$tag" "$arch"
+  fi
+}
+
+# The functions, from the registry (functions/registry.py, imported as
+# krmfn.registry by the project's venv): one image each.
+KRMFN_FUNCTIONS=()
+KRMFN_SUMMARIES=()
+load_functions() {
+  local py="${KRMFN_PY:-$KRMFN_ROOT/.venv/bin/python}" name summary
+  [[ -x "$py" ]] || die "$py not found; run make install"
+  KRMFN_FUNCTIONS=()
+  KRMFN_SUMMARIES=()
+  while IFS=$'\t' read -r name summary; do
+    KRMFN_FUNCTIONS+=("$name")
+    KRMFN_SUMMARIES+=("$summary")
+  done < <("$py" -c 'from krmfn.registry import FUNCTIONS
+for f in FUNCTIONS: print(f.name, f.summary, sep="\t")') || true
+  ((${#KRMFN_FUNCTIONS[@]})) || die "no functions from krmfn.registry (make install?)"
+}
+
+# The registry's one-line summary of a function (after load_functions).
+function_summary() {
+  local i
+  for i in "${!KRMFN_FUNCTIONS[@]}"; do
+    [[ "${KRMFN_FUNCTIONS[i]}" == "$1" ]] && { printf '%s\n' "${KRMFN_SUMMARIES[i]}"; return; }
+  done
+}
 
 log() { printf '%s: %s\n' "$(basename "$0")" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -43,3 +101,26 @@ image_tags() {
   "$py" "$KRMFN_ROOT/scripts/images/image_tags.py" "$KRMFN_ROOT/pyproject.toml"
 }
 
+
+# Install Debian packages that are not installed yet (quiet; waits up to five
+# minutes for another apt or dpkg run to finish; apt-get update only when the
+# first try fails). Uses sudo when not root.
+apt_install() {
+  local missing=() pkg sudo=()
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' \
+      || missing+=("$pkg")
+  done
+  ((${#missing[@]})) || return 0
+  command -v apt-get >/dev/null 2>&1 || die "missing ${missing[*]} and no apt-get; install them by hand"
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null 2>&1 || die "missing ${missing[*]}: not root and no sudo"
+    sudo=(sudo)
+  fi
+  log "installing ${missing[*]}"
+  local apt=("${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300)
+  "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null 2>&1 \
+    || { "${apt[@]}" update -qq >/dev/null &&
+      "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; } \
+    || die "apt-get install ${missing[*]} failed"
+}

@@ -26,20 +26,7 @@ if [[ $(id -u) -ne 0 ]]; then
   SUDO=(sudo)
 fi
 
-missing=()
-for pkg in podman buildah runc debootstrap; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' \
-    || missing+=("$pkg")
-done
-if ((${#missing[@]})); then
-  command -v apt-get >/dev/null 2>&1 \
-    || die "missing ${missing[*]} and no apt-get; install podman by hand"
-  log "installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  "${SUDO[@]}" apt-get update -qq >/dev/null
-  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" \
-    >/dev/null
-fi
+apt_install podman buildah runc debootstrap
 
 conf=/etc/containers/containers.conf
 want='# Written by krmfn scripts/images/setup-podman.sh.
