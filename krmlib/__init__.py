@@ -39,7 +39,7 @@ if TYPE_CHECKING:
         is_local_config,
     )
     from .config import API_VERSION, FunctionConfig, parse_config, parse_config_value
-    from .errors import ConfigError, FieldTypeError, InputError, KrmError
+    from .errors import ConfigError, FieldTypeError, InputError, KrmError, internal_error
     from .kptfile import (
         Condition,
         Conditions,
@@ -131,6 +131,7 @@ _WHERE = {
     "FieldTypeError": "errors",
     "InputError": "errors",
     "KrmError": "errors",
+    "internal_error": "errors",
     "Condition": "kptfile",
     "Conditions": "kptfile",
     "add_readiness_gate": "kptfile",
@@ -248,6 +249,7 @@ __all__ = [
     "has_annotations",
     "has_labels",
     "has_name",
+    "internal_error",
     "is_kind",
     "is_kpt_internal",
     "is_kptfile",

@@ -133,7 +133,7 @@ class Conditions:
         point = self._append_point()
         self._indent = point[2] if point is not None else 0
         # The text the point was found in: _rewrite reuses it while the Kptfile keeps that text.
-        self._point = (kptfile._src if kptfile is not None else None, point)
+        self._point = (of(kptfile).src if kptfile is not None else None, point)
 
     def types(self) -> list[str]:
         if self._stale:
@@ -254,9 +254,10 @@ class Conditions:
         "True" by a function: no round trip). False when that does not apply."""
         kptfile = self.kptfile
         assert kptfile is not None
-        if not self._written or kptfile._node is not None or kptfile._text is None:
+        store = of(kptfile)
+        if not self._written or not store.has_text():
             return False
-        src = kptfile._src
+        src = store.src
         point = self._point[1] if self._point[0] == src else self._append_point()
         if point is None or point[1]:
             return False
@@ -292,8 +293,8 @@ class Conditions:
             new.append(text)
         if not new:
             return False  # an empty list: the general way writes `conditions: []`
-        kptfile._edit_src(src[:start] + "".join(new) + src[at:])
-        kptfile._spliced_at(self._PATH)
+        store.edit_src(src[:start] + "".join(new) + src[at:])
+        store.spliced_at(self._PATH)
         self._stale = True  # read again if used after the flush
         return True
 

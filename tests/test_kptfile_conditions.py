@@ -231,7 +231,7 @@ def test_changed_conditions_are_one_edit_of_the_text_not_the_round_trip() -> Non
         for n in range(300)
     )
     text = HEAD + "  status:\n    conditions:\n" + entries + "  info: {}\n"
-    fast, reference = (KubeObject._span(text, 0, len(text)) for _ in range(2))
+    fast, reference = (span_object(text, 0, len(text)) for _ in range(2))
     views = Conditions(fast), ValuesConditions(reference)
     for view in views:
         for n in range(0, 300, 2):
@@ -239,14 +239,14 @@ def test_changed_conditions_are_one_edit_of_the_text_not_the_round_trip() -> Non
         view.remove("t1")
         view.set(Condition("new", "False", "", "created"))
         view.flush()
-    assert fast._node is None  # edited as text
+    assert of(fast).node is None  # edited as text
     assert fast.to_yaml() == reference.to_yaml()
     assert '    - type: t0\n      status: "True"\n      reason: r\n      message: done\n' in (
         fast.to_item()
     )
     # a changed scalar whose quoting would change takes the general way (quote style kept)
     quoted = HEAD + '  status:\n    conditions:\n    - type: q\n      status: "False"\n'
-    kptfile = KubeObject._span(quoted, 0, len(quoted))
+    kptfile = span_object(quoted, 0, len(quoted))
     conditions = Conditions(kptfile)
     conditions.set(Condition("q", "Unknown", "", ""))
     conditions.flush()

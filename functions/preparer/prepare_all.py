@@ -41,16 +41,16 @@ from krmlib import (
     ResourceList,
     Results,
     command_read_root,
+    internal_error,
     parse_config,
     read_documents,
     read_named_file,
     read_package,
     read_roots,
     remove_leftovers,
-    tree_lock,
     text_of,
+    tree_lock,
 )
-from krmlib.errors import internal_error
 
 from .catalog import cached_catalogs, load_catalog
 from .client import catalog_read_only
