@@ -251,3 +251,17 @@ def test_a_full_stdout_for_the_commands(command: list[str]) -> None:
     assert done.returncode == 1
     no_traceback(done.stderr)
     assert "cannot write the output: No space left on device" in done.stderr
+
+
+def test_an_error_names_an_item_as_kind_and_name() -> None:
+    """krmlib's field errors show the item as Python does (``<KubeObject …>``); prepare-all's
+    messages name it ``Kind/name``."""
+    from krmfn.preparer.prepare_all import _readable
+
+    from krmlib import KrmError, KubeObject
+
+    kptfile = KubeObject.from_yaml(KPTFILE.format(name="pkg") + "pipeline: 5\n")
+    with pytest.raises(KrmError) as caught:
+        kptfile.get("pipeline.mutators")
+    assert "<KubeObject" in str(caught.value)
+    assert _readable(str(caught.value)) == "Kptfile/pkg: pipeline is not a map"

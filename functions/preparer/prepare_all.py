@@ -14,6 +14,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -236,10 +237,19 @@ def prepare_package(task: Task) -> Outcome:
     except Exception as exc:  # a bug: this package's error, the others go on
         outcome.errors = [internal_error(exc)]
     finally:
+        outcome.errors = [_readable(e) for e in outcome.errors]
         outcome.seconds = time.perf_counter() - start
         if not outcome.prepared:
             outcome.reason = _reason(outcome)
     return outcome
+
+
+_REPR = re.compile(r"<KubeObject \S+ (\S+) ([^>]*)>")
+
+
+def _readable(message: str) -> str:
+    """An error for a person: an item named ``Kind/name``, never as Python shows it."""
+    return _REPR.sub(lambda m: f"{m.group(1)}/{m.group(2)}", message)
 
 
 def _missing_children(task: Task, own: list[KubeObject]) -> list[str]:
