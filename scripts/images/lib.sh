@@ -7,7 +7,7 @@ KRMFN_CACHE="${KRMFN_CACHE:-$KRMFN_ROOT/.cache}"
 # shellcheck disable=SC2034 # used by the scripts that source this file
 KRMFN_BASE_IMAGE_LOCAL="localhost/krmfn-base:bookworm"
 # shellcheck disable=SC2034
-KRMFN_FUNCTIONS=(interface-expander preparer merger topology-to-pvs applyset-labeler)
+KRMFN_FUNCTIONS=(interface-expander preparer merger topology-to-pvs applyset-labeler nad-generator)
 
 log() { printf '%s: %s\n' "$(basename "$0")" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
