@@ -173,18 +173,42 @@ if [[ "$TOOL" == podman ]]; then
   [[ "$base" == "$local_base" ]] && build_args+=(--pull=never)
 fi
 
+# function-base (the runtime and app layers, shared by every function) once, then one
+# image per function FROM it: a Containerfile made of the literal labels and the lines of
+# the function's target in Dockerfiles/Dockerfile (its ENTRYPOINT). Literal values, not
+# build arguments or --label: podman's layer cache keys a LABEL step on its text as
+# written, so a label from an argument or --label would keep an older commit's value.
+fb_image="localhost/krmfn-function-base:$TAG-$ARCH"
+if ! "$TOOL" build "${build_args[@]}" --build-arg "BASE_IMAGE=$base" \
+    --build-arg "VERSION=$VERSION" --build-arg "SOURCE=$SOURCE_URL" --target function-base \
+    -f Dockerfiles/Dockerfile -t "$fb_image" "$context" >"$LOGDIR/build-function-base-$ARCH.log" 2>&1; then
+  tail -n 40 "$LOGDIR/build-function-base-$ARCH.log" >&2
+  die "building $fb_image failed (log: $LOGDIR/build-function-base-$ARCH.log)"
+fi
+fb_id="$("$TOOL" image inspect --format '{{.Id}}' "$fb_image")"
+# A label value as a quoted Dockerfile word.
+quoted() { local v="${1//\\/\\\\}"; v="${v//\"/\\\"}"; printf '"%s"' "${v//\$/\\\$}"; }
+
 images=()
 for fn in "${KRMFN_FUNCTIONS[@]}"; do
-  grep -Eq "^FROM function-base AS $fn\$" Dockerfiles/Dockerfile \
-    || die "Dockerfiles/Dockerfile has no target '$fn' (FROM function-base AS $fn)"
+  target="$(awk -v fn="$fn" '$0 == "FROM function-base AS " fn { on = 1; next } on && (/^FROM / || /^$/) { exit } on' Dockerfiles/Dockerfile)"
+  grep -q '^ENTRYPOINT ' <<<"$target" \
+    || die "Dockerfiles/Dockerfile has no target '$fn' with an ENTRYPOINT (FROM function-base AS $fn)"
   image="$(local_image "$fn" "$TAG" "$ARCH")"
   t0=$SECONDS
   old_id="$("$TOOL" image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)"
   description="$(function_summary "$fn")"
-  # Labels in the image config (docker inspect, kpt) from build arguments (the layer
-  # cache sees those), the same as annotations on the image manifest (OCI registries).
-  meta=(--build-arg "REVISION=$REVISION" --build-arg "TITLE=krmfn-$fn"
-    --build-arg "DESCRIPTION=$description" --build-arg "INPUTS=$inputs")
+  # The labels of the image config (docker inspect, kpt), the same as annotations on the
+  # image manifest (OCI registries).
+  {
+    printf 'FROM %s\n' "$fb_id"
+    printf 'LABEL org.opencontainers.image.title=%s \\\n' "$(quoted "krmfn-$fn")"
+    printf '      org.opencontainers.image.description=%s \\\n' "$(quoted "$description")"
+    printf '      org.opencontainers.image.revision=%s \\\n' "$(quoted "$REVISION")"
+    printf '      dev.krmfn.inputs=%s\n' "$(quoted "$inputs")"
+    printf '%s\n' "$target"
+  } >"$context/$fn.Containerfile"
+  meta=()
   if [[ "$TOOL" == podman ]]; then
     for kv in "org.opencontainers.image.title=krmfn-$fn" \
         "org.opencontainers.image.description=$description" \
@@ -196,10 +220,10 @@ for fn in "${KRMFN_FUNCTIONS[@]}"; do
     done
   fi
   log_file="$LOGDIR/build-$fn-$ARCH.log"
-  if ! "$TOOL" build "${build_args[@]}" "${meta[@]}" --build-arg "BASE_IMAGE=$base" \
-      --build-arg "VERSION=$VERSION" --build-arg "SOURCE=$SOURCE_URL" --target "$fn" \
-      -f Dockerfiles/Dockerfile -t "$image" "$context" \
-      >"$log_file" 2>&1; then
+  fn_args=(--platform "linux/$ARCH")
+  [[ "$TOOL" == podman ]] && fn_args+=(--layers --pull=never)
+  if ! "$TOOL" build "${fn_args[@]}" "${meta[@]}" -f "$context/$fn.Containerfile" -t "$image" \
+      "$context" >"$log_file" 2>&1; then
     tail -n 40 "$log_file" >&2
     die "building $image failed (log: $log_file)"
   fi
