@@ -296,14 +296,45 @@ def load_rt(text: str) -> Any:
     """Round-trip parse of one document."""
     from . import _rt
 
-    return _rt.load_rt(text)
+    return _rt.load_rt(untab(text))
 
 
 def load_rt_all(text: str) -> list[Any]:
     """Round-trip parse of a multi-document stream."""
     from . import _rt
 
-    return _rt.load_rt_all(text)
+    return _rt.load_rt_all(untab(text))
+
+
+def untab(text: str) -> str:
+    """``text`` with each tab that separates tokens (``key:<TAB>value``, valid YAML that libyaml
+    reads) replaced by a space, for the round-trip parser, which refuses a tab there; tabs in
+    scalars and comments are kept. Offsets and columns do not move (one character for one)."""
+    if "\t" not in text:
+        return text
+    parser = CParser(text)
+    pieces: list[str] = []
+    done = 0
+    try:
+        while (token := parser.get_token()) is not None:
+            start, end = token.start_mark.index, token.end_mark.index
+            if start < done:
+                continue
+            gap = text[done:start]
+            if "\t" in gap:
+                gap = _GAP_TAB.sub(lambda m: m.group(0).replace("\t", " "), gap)
+            pieces.append(gap)
+            pieces.append(text[start:end])
+            done = end
+    except YAMLError:
+        return text  # the round trip says what is wrong
+    finally:
+        parser.dispose()
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+_GAP_TAB = re.compile(r"^[^#\n]*", re.M)  # each line of a gap up to a comment
 
 
 def dump_rt(node: Any) -> str:

@@ -601,6 +601,45 @@ class KubeObject:
                 return text
         return doc_to_item(self.to_yaml())
 
+    # --- krmlib-internal: how the reader (krmlib/_reader.py) builds and annotates items ------
+
+    @classmethod
+    def read_item(cls, text: str, start: int, stop: int, line: int = 0) -> KubeObject:
+        """krmlib-internal (the reader): the ``items`` entry ``text[start:stop]`` of an input,
+        starting on input line ``line``, held as a span of ``text`` (no copy of it)."""
+        obj = cls._span(text, start, stop)
+        obj.input_line = line
+        return obj
+
+    @classmethod
+    def read_node(cls, node: Any) -> KubeObject:
+        """krmlib-internal (the reader): an object read as a round-trip tree, unchanged."""
+        obj = cls(node=node)
+        obj._dirty = False
+        return obj
+
+    def note_header(self, header: tuple[str, str, str, str] | None) -> None:
+        """krmlib-internal (the reader): (apiVersion, kind, name, namespace) as the whole-input
+        check read them, kept for an item nothing changed yet (saves scanning its text)."""
+        if self._header is None and not self.changed:
+            self._header = header
+
+    def unparsed_text(self) -> str | None:
+        """krmlib-internal (the reader): the object's text while it is held as text (not a
+        round-trip tree, not new plain values), else None."""
+        if self._node is not None or self._text is None:
+            return None
+        return self._src
+
+    def replace_text(self, text: str) -> None:
+        """krmlib-internal (the reader): hold ``text`` instead (the object's text with lines
+        added, such as kpt's annotations); the object counts as changed."""
+        self._src = text
+        self._plain = None
+        self._header = None
+        self._scanned = {}
+        self._spliced = True
+
 
 class _FieldMap(MutableMapping[str, str]):
     """A live view of a string map in an object (labels, annotations)."""

@@ -198,3 +198,78 @@ def test_a_failing_console_script_prints_no_traceback_and_no_half_output() -> No
         env={**os.environ, "KRMFN_DEBUG": "1"},
     )
     assert debug.returncode == 1 and b"Traceback" in debug.stderr  # for whoever debugs it
+
+
+# --- valid YAML that libyaml reads (issue 27, item 5) ---------------------------------------------
+
+
+def test_a_bom_at_the_start_of_a_later_document_is_read() -> None:
+    """YAML 1.2 allows a byte order mark at the start of any document; kpt reads one there."""
+    stream = "\ufeffapiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n"
+    stream += "\ufeffapiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n"
+    rl = ResourceList.parse(stream)
+    assert [o.name for o in rl.items] == ["a", "b"]
+    assert all("\ufeff" not in o.to_yaml() for o in rl.items)
+    from krmlib import read_documents
+
+    assert [o.name for o in read_documents(stream, "file.yaml")] == ["a", "b"]
+    # A mark inside a value is content, kept.
+    inside = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: '\ufeffx'\n"
+    assert ResourceList.parse(inside).items[0].get("data.k") == "\ufeffx"
+
+
+def test_a_tab_after_a_colon_is_read_and_edited() -> None:
+    """`key:<TAB>value` is valid YAML (libyaml reads it); an edit of such an item goes through
+    the round trip, which must read it too."""
+    text = HEAD + CM + "    labels:\n      app:\tweb\n  data:\n    k:\t'a\tb'  # c\td\n"
+    rl = ResourceList.parse(text)
+    obj = rl.items[0]
+    assert obj.labels["app"] == "web" and obj.get("data.k") == "a\tb"
+    obj.set("spec.replicas", [1])  # a write that needs the round trip
+    obj.set("metadata.labels.tier", "front")
+    again = ResourceList.parse(rl.to_yaml()).items[0]
+    assert again.get("data.k") == "a\tb" and again.labels == {"app": "web", "tier": "front"}
+    assert "# c\td" in rl.to_yaml()
+
+
+# --- the one gate before side effects ------------------------------------------------------------
+
+
+def test_krmlibs_writes_wait_for_the_input_checks_verdict(tmp_path: object) -> None:
+    """A big input whose check runs in a child and refuses it: krmlib's write to disk raises
+    the check's error and writes nothing, whoever calls it."""
+    items = "".join(
+        f"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c{n}\n  data:\n"
+        f"    k: '{'x' * 200}'\n"
+        for n in range(2000)
+    )
+    broken = (
+        "- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: s\n  data:\n    a: b\n    a: c\n"
+    )
+    script = f"""
+import sys
+from krmlib import KubeObject, write_package
+from krmlib.resourcelist import CheckFailed, ResourceList
+rl = ResourceList.parse(sys.stdin.read(), background=True)
+assert rl._pending is not None, "no child"
+obj = KubeObject.from_dict({{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {{"name": "n"}}}})
+obj.set_path("cm.yaml")
+try:
+    write_package({str(tmp_path)!r}, [obj])
+except CheckFailed as exc:
+    print("refused:", exc.results[0].message)
+else:
+    print("written")
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        input=HEAD + items + broken,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "KRMFN_BACKGROUND_CHECK": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("refused: items[2000] (Secret s): duplicate key 'a'")
+    assert not os.path.exists(os.path.join(str(tmp_path), "cm.yaml"))
