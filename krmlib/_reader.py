@@ -95,7 +95,7 @@ class CheckFailed(InputError):
 
 # --- text -------------------------------------------------------------------------------------
 
-_LATER_BOM = re.compile(r"(?m)^((?:---|\.\.\.)[ \t]*(?:#[^\n]*)?\n)\ufeff|^\ufeff(?=---|\.\.\.|%)")
+_LATER_BOM = r"(?m)^((?:---|\.\.\.)[ \t]*(?:#[^\n]*)?\n)\ufeff|^\ufeff(?=---|\.\.\.|%)"
 
 
 def without_boms(text: str) -> str:
@@ -104,7 +104,7 @@ def without_boms(text: str) -> str:
     if text.startswith("\ufeff"):
         text = text[1:]
     if "\ufeff" in text:
-        text = _LATER_BOM.sub(r"\1", text)
+        text = re.sub(_LATER_BOM, r"\1", text)
     return text
 
 
@@ -385,10 +385,12 @@ _BAD_NAME = re.compile(r"[/%\s\x00-\x1f\x7f]")
 
 # --- files: a stream of documents -----------------------------------------------------------
 
-_MARKER = re.compile(r"^(?:---|\.\.\.)(?=[ \t]|$)", re.M)
-_MARKER_REST = re.compile(r"[ \t]*(?:#.*)?")
-_BLANK_OR_COMMENT = re.compile(r"(?:[ \t]*(?:#[^\n]*)?(?:\n|$))*")
-_LIST_KIND = re.compile(r"^kind:[ \t]*['\"]?(?:List|ResourceList)['\"]?[ \t]*(?:#.*)?$", re.M)
+# Patterns of the file and tree routes (and of a BOM): compiled on first use (re caches them),
+# so a function reading stdin does not pay for them at start-up.
+_MARKER = r"(?m)^(?:---|\.\.\.)(?=[ \t]|$)"
+_MARKER_REST = r"[ \t]*(?:#.*)?"
+_BLANK_OR_COMMENT = r"(?:[ \t]*(?:#[^\n]*)?(?:\n|$))*"
+_LIST_KIND = r"(?m)^kind:[ \t]*['\"]?(?:List|ResourceList)['\"]?[ \t]*(?:#.*)?$"
 
 
 def split_documents(text: str) -> list[str] | None:
@@ -400,17 +402,18 @@ def split_documents(text: str) -> list[str] | None:
         return None
     docs: list[str] = []
     start = 0
-    for match in _MARKER.finditer(text):
+    for match in re.finditer(_MARKER, text):
         line_end = text.find("\n", match.end())
         line_end = len(text) if line_end < 0 else line_end
-        if match.group(0) == "..." or _MARKER_REST.fullmatch(text, match.end(), line_end) is None:
+        rest = re.compile(_MARKER_REST).fullmatch(text, match.end(), line_end)
+        if match.group(0) == "..." or rest is None:
             return None  # document end markers, `--- |`, `--- !tag`: unusual; parse for real
         docs.append(text[start : match.start()])
         start = line_end + 1
     docs.append(text[start:])
     out = []
     for doc in docs:
-        if _BLANK_OR_COMMENT.fullmatch(doc):
+        if re.fullmatch(_BLANK_OR_COMMENT, doc):
             continue
         out.append(doc if doc.endswith("\n") else doc + "\n")
     return out
@@ -427,7 +430,7 @@ def read_stream(text: str, where: str, *, unwrap: bool = True) -> list[KubeObjec
         _yaml.check_bounds(text)
         outline = _syntax.check_syntax(text)
         docs = split_documents(text)
-        if unwrap and (docs is None or any(_LIST_KIND.search(doc) for doc in docs)):
+        if unwrap and (docs is None or any(re.search(_LIST_KIND, doc) for doc in docs)):
             return _read(text, outline).items
         outline.check(False)
         if docs is None:  # directives, markers with content: each document parsed for real
@@ -439,12 +442,18 @@ def read_stream(text: str, where: str, *, unwrap: bool = True) -> list[KubeObjec
             objects = [KubeObject.from_yaml(doc) for doc in docs]
     except KrmError as exc:
         raise InputError(f"{where}: {exc.message}", line=exc.line, file=where) from None
+    heads = outline.docs if len(outline.docs) == len(objects) and docs is not None else None
     for index, obj in enumerate(objects):
+        if heads is not None:
+            obj.note_header(heads[index].header())
         if obj.api_version == "v1" and obj.kind == "List":
             continue  # kpt keeps a List whole; it has no name of its own
         try:
             check_item(obj, index)
-            check_path_annotations(obj)
+            # The pass checked the path annotations as decoded, unless the document has an
+            # alias, a merge key or a tagged key (decoded whole to be sure).
+            if heads is None or heads[index].merged:
+                check_path_annotations(obj)
         except KrmError as exc:
             raise InputError(f"{where}: {exc.message}", obj=obj, file=where) from None
     return objects
@@ -643,7 +652,7 @@ def annotate(obj: KubeObject, rel: str, index: int, package: str | None) -> None
     """kpt's path and index annotations (both spellings) and, given ``package``, the package
     folder, as kpt gives them to an item it reads."""
     text = obj.unparsed_text()
-    fresh = text is not None and not _LOCATION.search(text)
+    fresh = text is not None and not re.search(_LOCATION, text)
     annotations = obj.annotations
     annotations[ANN_PATH] = rel
     if not (fresh and _insert_after_path(obj, rel, str(index))):
@@ -654,9 +663,9 @@ def annotate(obj: KubeObject, rel: str, index: int, package: str | None) -> None
         annotations[ANN_PACKAGE_PATH] = package
 
 
-_LOCATION = re.compile(r"kubernetes\.io/(?:path|index)")
-_PATH_LINE = re.compile(r"^( +)internal\.config\.kubernetes\.io/path: ", re.M)
-_PLAIN_PATH = re.compile(r"/[A-Za-z0-9._/+@-]*")
+_LOCATION = r"kubernetes\.io/(?:path|index)"
+_PATH_LINE = r"(?m)^( +)internal\.config\.kubernetes\.io/path: "
+_PLAIN_PATH = r"/[A-Za-z0-9._/+@-]*"
 
 
 def _insert_after_path(obj: KubeObject, rel: str, index: str) -> bool:
@@ -669,7 +678,7 @@ def _insert_after_path(obj: KubeObject, rel: str, index: str) -> bool:
     src = obj.unparsed_text()
     if src is None:
         return False
-    found = list(_PATH_LINE.finditer(src))
+    found = list(re.finditer(_PATH_LINE, src))
     rendered = render_scalar(index)
     end = src.find("\n", found[0].end()) + 1 if len(found) == 1 else 0
     if not end or rendered is None:
@@ -695,9 +704,9 @@ def _insert_package_path(obj: KubeObject, package: str) -> bool:
     kpt writes it (single-quoted): an absolute path is no simple scalar for the text splicer, and
     the round trip would parse every item of the tree."""
     src = obj.unparsed_text()
-    if src is None or not _PLAIN_PATH.fullmatch(package):
+    if src is None or not re.fullmatch(_PLAIN_PATH, package):
         return False
-    found = list(_PATH_LINE.finditer(src))
+    found = list(re.finditer(_PATH_LINE, src))
     if len(found) != 1:
         return False
     at = found[0]

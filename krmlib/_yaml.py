@@ -322,7 +322,7 @@ def untab(text: str) -> str:
                 continue
             gap = text[done:start]
             if "\t" in gap:
-                gap = _GAP_TAB.sub(lambda m: m.group(0).replace("\t", " "), gap)
+                gap = re.sub(_GAP_TAB, lambda m: m.group(0).replace("\t", " "), gap)
             pieces.append(gap)
             pieces.append(text[start:end])
             done = end
@@ -334,7 +334,7 @@ def untab(text: str) -> str:
     return "".join(pieces)
 
 
-_GAP_TAB = re.compile(r"^[^#\n]*", re.M)  # each line of a gap up to a comment
+_GAP_TAB = r"(?m)^[^#\n]*"  # each line of a gap up to a comment (compiled on first use)
 
 
 def dump_rt(node: Any) -> str:

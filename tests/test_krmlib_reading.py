@@ -273,3 +273,28 @@ else:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("refused: items[2000] (Secret s): duplicate key 'a'")
     assert not os.path.exists(os.path.join(str(tmp_path), "cm.yaml"))
+
+
+@pytest.mark.parametrize(
+    "function",
+    ["applyset-labeler", "interface-expander", "merger", "preparer", "topology-to-pvs"],
+)
+def test_every_function_reads_a_later_bom_and_a_tab_after_a_colon(function: str) -> None:
+    stream = (
+        "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n---\n"
+        "\ufeffapiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n  namespace: prod\n"
+        "  labels:\n    app:\tweb\ndata:\n  k:\tv\n"
+    )
+    done = subprocess.run(
+        [os.path.join(os.path.dirname(sys.executable), f"krmfn-{function}")],
+        input=stream,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "invalid YAML" not in done.stdout
+    out = ResourceList.parse(done.stdout)
+    web = next(o for o in out.items if o.name == "web")
+    assert web.labels["app"] == "web" and web.get("data.k") == "v"
