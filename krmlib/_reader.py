@@ -118,11 +118,11 @@ def read_input(text: str, *, background: bool = False) -> Parsed:
     input, in a forked child while the caller goes on (``_background``): ``Parsed.pending`` is
     then its verdict, which the ``ResourceList`` awaits before any write or plugin run."""
     text = without_boms(text)
-    _yaml.check_bounds(text)
+    aliased = _yaml.check_bounds(text)
     if background and _START.match(text) is None and _background.wanted(len(text)):
         pending = _background.start(lambda: check_input(text))
         try:
-            parsed = _read(text, None)
+            parsed = _read(text, None, aliased)
         except Exception:
             failure = verdict(pending)
             if failure:
@@ -131,7 +131,7 @@ def read_input(text: str, *, background: bool = False) -> Parsed:
         parsed.pending = pending
         _OPEN.append(pending)
         return parsed
-    return _read(text, _syntax.check_syntax(text))  # every byte, read by a function or not
+    return _read(text, _syntax.check_syntax(text), aliased)  # every byte, read or not
 
 
 # The verdicts of the inputs read in this process whose check runs apart (a forked child), and
@@ -177,29 +177,29 @@ def verdict(pending: _background.Pending) -> list[Result]:
     return results
 
 
-def _read(text: str, outline: _syntax.Outline | None) -> Parsed:
+def _read(text: str, outline: _syntax.Outline | None, aliased: bool = True) -> Parsed:
     """Split the text into items; ``outline``: what the check learned (None: checked apart,
-    and the text does not start with a directive or ``---``)."""
+    and the text does not start with a directive or ``---``); ``aliased``: the text may hold
+    an alias (:func:`_yaml.check_bounds`)."""
     start = _START.match(text)
     skipped = 0
     if start is not None and outline is not None and outline.documents == 1:
         # "%YAML 1.2" and "---" before the only document: read what follows them.
         skipped = text.count("\n", 0, start.end())
         text = text[start.end() :]
-    fast = _split(text, skipped)
+    fast = _split(text, skipped, aliased)
     parsed = fast if fast is not None else _parse_full(text)
     items = parsed.items
     if outline is None:
         for index, obj in enumerate(items):
             check_item(obj, index)
         return parsed
-    outline.check(parsed.form != "stream")
+    headers = outline.check(parsed.form != "stream")
     heads = outline.items if parsed.form != "stream" else outline.docs
     matched = len(heads) == len(items)
-    if matched:
-        for obj, head in zip(items, heads, strict=True):
-            obj.note_header(head.header())
     for index, obj in enumerate(items):
+        if matched:
+            obj.note_header(headers[index])
         check_item(obj, index)
     # The pass checked every path annotation as decoded (escapes, folded lines, flow maps);
     # an item with an alias, a merge key or a tagged key is decoded whole to be sure.
@@ -220,7 +220,7 @@ _CONTENT = re.compile(r"\S")
 _FIRST = re.compile(r"[^\n]")
 
 
-def _split(text: str, skipped: int = 0) -> Parsed | None:
+def _split(text: str, skipped: int = 0, aliased: bool = True) -> Parsed | None:
     """The fast path: split kpt's regular ResourceList layout; None if the text is irregular.
 
     ``skipped``: lines before ``text`` in the input (a directive, ``---``)."""
@@ -269,7 +269,7 @@ def _split(text: str, skipped: int = 0) -> Parsed | None:
             blank = _CONTENT.search(text, begin, end) is None
             if value == "[]" and blank:
                 continue
-            if value or not _split_items(text, begin, end, parsed, body_lines["items"]):
+            if value or not _split_items(text, begin, end, parsed, body_lines["items"], aliased):
                 return None
         elif key == "functionConfig":
             if value and value != "{}":
@@ -291,7 +291,9 @@ def _split(text: str, skipped: int = 0) -> Parsed | None:
     return parsed
 
 
-def _split_items(text: str, begin: int, end: int, parsed: Parsed, first_line: int) -> bool:
+def _split_items(
+    text: str, begin: int, end: int, parsed: Parsed, first_line: int, aliased: bool
+) -> bool:
     """Cut ``text[begin:end]`` (the items section) at its column-0 ``- `` entries; False if it is
     not that layout."""
     if _CONTENT.search(text, begin, end) is None:
@@ -299,7 +301,7 @@ def _split_items(text: str, begin: int, end: int, parsed: Parsed, first_line: in
     first = _FIRST.search(text, begin, end)
     if first is None or text[first.start()] != "-":
         return False  # indented entries or stray content: full parse
-    if _yaml.has_token(text, "*", begin, end):
+    if aliased and _yaml.has_token(text, "*", begin, end):
         return False  # an alias may point into another item: parse the whole list
     starts = [begin] if text.startswith("-", begin) else []
     starts += [match.start() + 1 for match in _ITEM_START.finditer(text, begin, end)]
@@ -431,8 +433,8 @@ def read_stream(text: str, where: str, *, unwrap: bool = True) -> list[KubeObjec
         outline = _syntax.check_syntax(text)
         docs = split_documents(text)
         if unwrap and (docs is None or any(re.search(_LIST_KIND, doc) for doc in docs)):
-            return _read(text, outline).items
-        outline.check(False)
+            return _read(text, outline).items  # (aliased: True, the careful default)
+        headers = outline.check(False)
         if docs is None:  # directives, markers with content: each document parsed for real
             objects = [
                 _node_object(doc, f"document {n + 1}")
@@ -445,7 +447,7 @@ def read_stream(text: str, where: str, *, unwrap: bool = True) -> list[KubeObjec
     heads = outline.docs if len(outline.docs) == len(objects) and docs is not None else None
     for index, obj in enumerate(objects):
         if heads is not None:
-            obj.note_header(heads[index].header())
+            obj.note_header(headers[index])
         if obj.api_version == "v1" and obj.kind == "List":
             continue  # kpt keeps a List whole; it has no name of its own
         try:

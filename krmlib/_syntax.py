@@ -107,8 +107,9 @@ class Outline:
         self.config_line = 0
         self.sections: list[tuple[int, str]] = []  # (line, key) at the top
 
-    def check(self, is_resource_list: bool) -> None:
-        """The type errors, now that the form is known (a ResourceList/List or a stream)."""
+    def check(self, is_resource_list: bool) -> list[tuple[str, str, str, str] | None]:
+        """The type errors, now that the form is known (a ResourceList/List or a stream);
+        then each item's (or document's) header (:meth:`Head.header`), in order."""
         if is_resource_list and self.config not in ("absent", "null", "mapping"):
             raise InputError(
                 f"functionConfig must be a mapping, not {self.config}",
@@ -125,6 +126,7 @@ class Outline:
                     field=name,
                     line=line,
                 )
+        return [head.header() for head in heads]
 
 
 def check_syntax(text: str) -> Outline:

@@ -29,7 +29,6 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import _reader, _yaml
-from .collection import is_kptfile
 from .errors import KrmError
 from .object import (
     ANN_INDEX,
@@ -316,8 +315,11 @@ class Package:
         return cls(folder, items, files)
 
     def kptfile(self) -> KubeObject | None:
-        """The package's own Kptfile (at path ``Kptfile``)."""
-        return next((o for o in self.items if is_kptfile(o) and o.path == KPTFILE), None)
+        """The package's own Kptfile (at path ``Kptfile``), by the one rule of
+        :meth:`ResourceList.package`."""
+        from .resourcelist import FunctionPackage
+
+        return FunctionPackage.of(self.items).kptfile
 
     def file_of(self, obj: KubeObject) -> str:
         """The file an item goes to, relative to the package folder (checked)."""

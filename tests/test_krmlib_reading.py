@@ -298,3 +298,34 @@ def test_every_function_reads_a_later_bom_and_a_tab_after_a_colon(function: str)
     out = ResourceList.parse(done.stdout)
     web = next(o for o in out.items if o.name == "web")
     assert web.labels["app"] == "web" and web.get("data.k") == "v"
+
+
+def test_reading_a_resource_list_passes_each_module_once_in_order() -> None:
+    """`ResourceList.parse` → the reader (bounds in `_yaml`, the check in `_syntax`, the split)
+    → back to `resourcelist`, which makes the list: one pass down and up, no module re-entered
+    from another stage. Calls into the types (objects, results, paths, scanners) are leaves."""
+    import krmlib._reader  # noqa: F401  (loaded before tracing)
+
+    leaves = {"object", "collection", "results", "errors", "pkgpath", "paths", "_scan"}
+    leaves |= {"_scalars", "_libyaml", "_emit"}
+    helpers = {"_yaml", "_background", "_syntax"}
+    text = HEAD + "".join(CM.replace("first", f"c{n}") for n in range(3))
+    visits: list[str] = []
+
+    def trace(frame: object, event: str, arg: object) -> None:
+        module = getattr(frame, "f_globals", {}).get("__name__", "")
+        if event == "call" and module.startswith("krmlib."):
+            name = module.split(".", 1)[1]
+            if name not in leaves and (not visits or visits[-1] != name):
+                visits.append(name)
+
+    sys.setprofile(trace)
+    try:
+        ResourceList.parse(text)
+    finally:
+        sys.setprofile(None)
+    first = list(dict.fromkeys(visits))
+    assert first == ["resourcelist", "_reader", "_yaml", "_syntax"]
+    stages = [name for name in visits if name not in helpers]
+    stages = [name for i, name in enumerate(stages) if i == 0 or stages[i - 1] != name]
+    assert stages == ["resourcelist", "_reader", "resourcelist"]
