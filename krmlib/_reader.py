@@ -177,10 +177,12 @@ def verdict(pending: _background.Pending) -> list[Result]:
     return results
 
 
-def _read(text: str, outline: _syntax.Outline | None, aliased: bool = True) -> Parsed:
+def _read(
+    text: str, outline: _syntax.Outline | None, aliased: bool = True, *, paths: bool = True
+) -> Parsed:
     """Split the text into items; ``outline``: what the check learned (None: checked apart,
     and the text does not start with a directive or ``---``); ``aliased``: the text may hold
-    an alias (:func:`_yaml.check_bounds`)."""
+    an alias (:func:`_yaml.check_bounds`); ``paths``: check kpt's path annotations."""
     start = _START.match(text)
     skipped = 0
     if start is not None and outline is not None and outline.documents == 1:
@@ -204,7 +206,7 @@ def _read(text: str, outline: _syntax.Outline | None, aliased: bool = True) -> P
     # The pass checked every path annotation as decoded (escapes, folded lines, flow maps);
     # an item with an alias, a merge key or a tagged key is decoded whole to be sure.
     for index, obj in enumerate(items):
-        if not matched or heads[index].merged:
+        if paths and (not matched or heads[index].merged):
             check_path_annotations(obj)
     return parsed
 
@@ -426,14 +428,16 @@ def read_stream(text: str, where: str, *, unwrap: bool = True) -> list[KubeObjec
     as the items of a ResourceList are (apiVersion, kind, metadata.name, path annotations).
 
     ``unwrap``: a file that is one ``v1 List`` or ResourceList gives its items (a file a config
-    names); without it, as kpt reads a package's files, a ``v1 List`` document is one item."""
+    names); without it, as kpt reads a package's files, a ``v1 List`` document is one item.
+    kpt's path annotations in a file are not checked: its objects take the path of the file
+    they are read from (a package's), or are placed by the function that reads them."""
     text = without_boms(text)
     try:
         _yaml.check_bounds(text)
-        outline = _syntax.check_syntax(text)
+        outline = _syntax.check_syntax(text, paths=False)
         docs = split_documents(text)
         if unwrap and (docs is None or any(re.search(_LIST_KIND, doc) for doc in docs)):
-            return _read(text, outline).items  # (aliased: True, the careful default)
+            return _read(text, outline, paths=False).items
         headers = outline.check(False)
         if docs is None:  # directives, markers with content: each document parsed for real
             objects = [
@@ -452,10 +456,6 @@ def read_stream(text: str, where: str, *, unwrap: bool = True) -> list[KubeObjec
             continue  # kpt keeps a List whole; it has no name of its own
         try:
             check_item(obj, index)
-            # The pass checked the path annotations as decoded, unless the document has an
-            # alias, a merge key or a tagged key (decoded whole to be sure).
-            if heads is None or heads[index].merged:
-                check_path_annotations(obj)
         except KrmError as exc:
             raise InputError(f"{where}: {exc.message}", obj=obj, file=where) from None
     return objects

@@ -129,12 +129,15 @@ class Outline:
         return [head.header() for head in heads]
 
 
-def check_syntax(text: str) -> Outline:
-    """Parse every event of ``text``; raise :class:`InputError` on the first problem."""
+def check_syntax(text: str, *, paths: bool = True) -> Outline:
+    """Parse every event of ``text``; raise :class:`InputError` on the first problem.
+
+    ``paths=False``: kpt's path annotations are not checked (a file read from disk, whose
+    items take the path of the file they are in, or none)."""
     parser = CParser(text)
     outline = Outline()
     try:
-        _walk(parser, outline)
+        _walk(parser, outline, _PATH_KEYS if paths else frozenset())
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
@@ -232,12 +235,11 @@ def _scalar_kind(event: Any) -> str | None:
 _DATE = re.compile(r"^[0-9]{4}-")
 
 
-def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
+def _walk(parser: Any, outline: Outline, path_keys: frozenset[str]) -> None:  # one flat loop
     get = parser.get_event
     scalar, alias = ScalarEvent, AliasEvent
     map_start, seq_start = MappingStartEvent, SequenceStartEvent
     head_keys = _HEAD_KEYS
-    path_keys = _PATH_KEYS
     clean_paths: set[str] = set()
     first_not_string = _FIRST_NOT_STRING
     max_digits = _MAX_DIGITS
