@@ -129,26 +129,39 @@ def read_input(text: str, *, background: bool = False) -> Parsed:
                 raise CheckFailed(failure) from None
             return read_input(text)  # the check passed: the error as the checked read says
         parsed.pending = pending
-        _OPEN.append(pending)
+        _OPEN[id(pending)] = (pending, None)
         return parsed
     return _read(text, _syntax.check_syntax(text), aliased)  # every byte, read or not
 
 
-# The verdicts of the inputs read in this process whose check runs apart (a forked child), and
-# what the refused ones said: the gate waits for them before any write or plugin run.
-_OPEN: list[_background.Pending] = []
-_REFUSED: list[Result] = []
+# The inputs read in this process whose check runs apart (a forked child) and that are still in
+# use, with their verdict once known: the gate waits for them before any write or plugin run.
+_OPEN: dict[int, tuple[_background.Pending, list[Result] | None]] = {}
 
 
 def gate() -> None:
     """The one gate before a side effect (a write to disk, a plugin run): wait for the whole
-    -input check of every input this process read apart, and raise :class:`CheckFailed` if
-    one refused its input. Called by ``ResourceList.verify`` and by every write of
-    ``krmlib.package``; cheap once the verdicts are in."""
-    while _OPEN:
-        _REFUSED.extend(verdict(_OPEN.pop()))
-    if _REFUSED:
-        raise CheckFailed(list(_REFUSED))
+    -input check of every input in use whose check runs apart, and raise :class:`CheckFailed`
+    while one of them is refused. ``ResourceList.verify`` and every write of
+    ``krmlib.package`` pass it; cheap once the verdicts are in."""
+    for pending in list(_OPEN.values()):
+        failure = settle(pending[0])
+        if failure:
+            raise CheckFailed(failure)
+
+
+def settle(pending: _background.Pending, *, forget: bool = False) -> list[Result]:
+    """The verdict of ``pending`` (waiting for it once); ``forget``: the run that read that
+    input is over (its ResourceList has its verdict), the gate no longer waits for it."""
+    key = id(pending)
+    _pending, failure = _OPEN.get(key, (pending, None))
+    if failure is None:
+        failure = verdict(pending)
+        if key in _OPEN:
+            _OPEN[key] = (pending, failure)
+    if forget:
+        _OPEN.pop(key, None)
+    return failure
 
 
 def check_input(text: str) -> list[Result]:

@@ -87,13 +87,16 @@ class ResourceList:
         that item and field."""
         return FunctionPackage.of(self.items)
 
-    def check_failure(self) -> list[Result]:
+    def check_failure(self, *, final: bool = False) -> list[Result]:
         """The error results of the input check when it failed, else ``[]``.
 
-        With :meth:`parse`'s ``background``, this waits for the check's verdict."""
+        With :meth:`parse`'s ``background``, this waits for the check's verdict. ``final``:
+        the run is over (the runner says so), krmlib's gate forgets this input; until then a
+        refused input keeps every write and plugin run of the process refused."""
         if self._pending is not None:
-            self._failure = _reader.verdict(self._pending)
-            self._pending = None
+            self._failure = _reader.settle(self._pending, forget=final)
+            if final:
+                self._pending = None
         return self._failure
 
     def verify(self) -> None:

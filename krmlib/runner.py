@@ -66,7 +66,7 @@ def run_resource_list(
         return rl
     del text  # the items hold their own text; let a big input go before processing
     rl = _process(process, config_model, rl)
-    failure = rl.check_failure()
+    failure = rl.check_failure(final=True)
     return _failed(failure) if failure else rl
 
 
