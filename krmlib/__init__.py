@@ -94,7 +94,7 @@ if TYPE_CHECKING:
     )
     from .paths import format_path, parse_path
     from .pkgpath import check_path_annotations, check_relative_path, default_file_name
-    from .resourcelist import ResourceList
+    from .resourcelist import FunctionPackage, ResourceList
     from .results import Result, Results, Severity
     from .runner import read_files, run, run_resource_list, run_text
     from .schema import (
@@ -181,6 +181,7 @@ _WHERE = {
     "check_path_annotations": "pkgpath",
     "check_relative_path": "pkgpath",
     "default_file_name": "pkgpath",
+    "FunctionPackage": "resourcelist",
     "ResourceList": "resourcelist",
     "Result": "results",
     "Results": "results",
@@ -217,6 +218,7 @@ __all__ = [
     "Field",
     "FieldTypeError",
     "FunctionConfig",
+    "FunctionPackage",
     "InputError",
     "Items",
     "KrmError",

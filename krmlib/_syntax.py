@@ -107,8 +107,9 @@ class Outline:
         self.config_line = 0
         self.sections: list[tuple[int, str]] = []  # (line, key) at the top
 
-    def check(self, is_resource_list: bool) -> None:
-        """The type errors, now that the form is known (a ResourceList/List or a stream)."""
+    def check(self, is_resource_list: bool) -> list[tuple[str, str, str, str] | None]:
+        """The type errors, now that the form is known (a ResourceList/List or a stream);
+        then each item's (or document's) header (:meth:`Head.header`), in order."""
         if is_resource_list and self.config not in ("absent", "null", "mapping"):
             raise InputError(
                 f"functionConfig must be a mapping, not {self.config}",
@@ -125,14 +126,18 @@ class Outline:
                     field=name,
                     line=line,
                 )
+        return [head.header() for head in heads]
 
 
-def check_syntax(text: str) -> Outline:
-    """Parse every event of ``text``; raise :class:`InputError` on the first problem."""
+def check_syntax(text: str, *, paths: bool = True) -> Outline:
+    """Parse every event of ``text``; raise :class:`InputError` on the first problem.
+
+    ``paths=False``: kpt's path annotations are not checked (a file read from disk, whose
+    items take the path of the file they are in, or none)."""
     parser = CParser(text)
     outline = Outline()
     try:
-        _walk(parser, outline)
+        _walk(parser, outline, _PATH_KEYS if paths else frozenset())
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
@@ -241,12 +246,11 @@ _BOOL_1_1 = frozenset(
 _FALSE_O = frozenset({"off", "Off", "OFF"})
 
 
-def _walk(parser: Any, outline: Outline) -> None:  # one flat loop, for speed
+def _walk(parser: Any, outline: Outline, path_keys: frozenset[str]) -> None:  # one flat loop
     get = parser.get_event
     scalar, alias = ScalarEvent, AliasEvent
     map_start, seq_start = MappingStartEvent, SequenceStartEvent
     head_keys = _HEAD_KEYS
-    path_keys = _PATH_KEYS
     clean_paths: set[str] = set()
     first_not_string = _FIRST_NOT_STRING
     max_digits = _MAX_DIGITS

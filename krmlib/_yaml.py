@@ -47,9 +47,10 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
 _DEEP_SEQ = re.compile(r"(?:-[ \t]+){100}")
 
 
-def check_bounds(text: str) -> None:
+def check_bounds(text: str) -> bool:
     """Reject input whose shape would make a YAML engine blow up (alias bombs, deep nesting),
-    and constructor tags that only a unsafe loader would act on."""
+    and constructor tags that only a unsafe loader would act on. Returns whether the text may
+    hold an alias (an anchor token and an alias token: without both, none can be valid)."""
     if len(text) > MAX_INPUT:
         raise InputError(f"input too large ({len(text)} characters, at most {MAX_INPUT})")
     control = _CONTROL.search(text)
@@ -64,7 +65,8 @@ def check_bounds(text: str) -> None:
         raise InputError(f"constructor tag {match.group(0)!r} is not allowed", line=line)
     if "- - - - " in text and _DEEP_SEQ.search(text):
         raise InputError("YAML nesting too deep (more than 100 nested sequences on one line)")
-    if has_token(text, "&") and has_token(text, "*"):
+    aliased = has_token(text, "&") and has_token(text, "*")
+    if aliased:
         _check_alias_expansion(text)
     if text.count("[") + text.count("{") > 64 and _DEEP_FLOW.search(text):
         depth = _flow_depth(text)
@@ -72,6 +74,7 @@ def check_bounds(text: str) -> None:
             raise InputError(f"YAML nesting too deep ({depth} levels, at most {MAX_DEPTH})")
     if _max_indent(text) > 2 * MAX_DEPTH:
         raise InputError(f"YAML nesting too deep (indentation over {2 * MAX_DEPTH} columns)")
+    return aliased
 
 
 def _check_alias_expansion(text: str) -> None:
@@ -296,14 +299,45 @@ def load_rt(text: str) -> Any:
     """Round-trip parse of one document."""
     from . import _rt
 
-    return _rt.load_rt(text)
+    return _rt.load_rt(untab(text))
 
 
 def load_rt_all(text: str) -> list[Any]:
     """Round-trip parse of a multi-document stream."""
     from . import _rt
 
-    return _rt.load_rt_all(text)
+    return _rt.load_rt_all(untab(text))
+
+
+def untab(text: str) -> str:
+    """``text`` with each tab that separates tokens (``key:<TAB>value``, valid YAML that libyaml
+    reads) replaced by a space, for the round-trip parser, which refuses a tab there; tabs in
+    scalars and comments are kept. Offsets and columns do not move (one character for one)."""
+    if "\t" not in text:
+        return text
+    parser = CParser(text)
+    pieces: list[str] = []
+    done = 0
+    try:
+        while (token := parser.get_token()) is not None:
+            start, end = token.start_mark.index, token.end_mark.index
+            if start < done:
+                continue
+            gap = text[done:start]
+            if "\t" in gap:
+                gap = re.sub(_GAP_TAB, lambda m: m.group(0).replace("\t", " "), gap)
+            pieces.append(gap)
+            pieces.append(text[start:end])
+            done = end
+    except YAMLError:
+        return text  # the round trip says what is wrong
+    finally:
+        parser.dispose()
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+_GAP_TAB = r"(?m)^[^#\n]*"  # each line of a gap up to a comment (compiled on first use)
 
 
 def dump_rt(node: Any) -> str:

@@ -312,6 +312,39 @@ class KubeObject:
         """The object as a block-sequence entry of a ResourceList's ``items``."""
         return self._store.dump_item()
 
+    # --- krmlib-internal: how the reader (krmlib/_reader.py) builds and annotates items ------
+
+    @classmethod
+    def read_item(cls, text: str, start: int, stop: int, line: int = 0) -> KubeObject:
+        """krmlib-internal (the reader): the ``items`` entry ``text[start:stop]`` of an input,
+        starting on input line ``line``, held as a span of ``text`` (no copy of it)."""
+        obj = span_object(text, start, stop)
+        obj.input_line = line
+        return obj
+
+    @classmethod
+    def read_node(cls, node: Any) -> KubeObject:
+        """krmlib-internal (the reader): an object read as a round-trip tree, unchanged."""
+        obj = cls(node=node)
+        obj._store.dirty = False
+        return obj
+
+    def note_header(self, header: tuple[str, str, str, str] | None) -> None:
+        """krmlib-internal (the reader): (apiVersion, kind, name, namespace) as the whole-input
+        check read them, kept for an item nothing changed yet (saves scanning its text)."""
+        self._store.offer_header(header)
+
+    def unparsed_text(self) -> str | None:
+        """krmlib-internal (the reader): the object's text while it is held as text (not a
+        round-trip tree, not new plain values), else None."""
+        store = self._store
+        return store.src if store.has_text() else None
+
+    def replace_text(self, text: str) -> None:
+        """krmlib-internal (the reader): hold ``text`` instead (the object's text with lines
+        added, such as kpt's annotations); the object counts as changed."""
+        self._store.replace_text(text)
+
 
 class _FieldMap(MutableMapping[str, str]):
     """A live view of a string map in an object (labels, annotations)."""

@@ -23,23 +23,17 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from . import _yaml
-from ._storage import of
-from ._yaml import MAX_INPUT, check_bounds
-from .collection import is_kptfile
-from .errors import InputError, KrmError
+from . import _reader, _yaml
+from .errors import KrmError
 from .object import (
     ANN_INDEX,
     ANN_LEGACY_INDEX,
     ANN_LEGACY_PATH,
-    ANN_PACKAGE_PATH,
-    ANN_PATH,
     KubeObject,
 )
 from .pkgpath import check_relative_path, default_file_name
@@ -224,233 +218,62 @@ def content_of(obj: KubeObject) -> dict[str, Any]:
     return data
 
 
-# --- reading ------------------------------------------------------------------------------------
+# --- reading (krmlib._reader: kpt's rules of package content, the split, the checks) ----------
 
-
-def is_package_file(name: str) -> bool:
-    """A file kpt reads as resources: ``*.yaml``, ``*.yml`` or ``Kptfile``."""
-    return name == KPTFILE or name.endswith((".yaml", ".yml"))
+is_package_file = _reader.is_package_file
+split_documents = _reader.split_documents
+read_file_text = _reader.read_file_text
 
 
 def package_files(folder: Path, *, subpackages: bool = True) -> list[str]:
-    """The resource files of the package at ``folder`` (relative, ``/``-separated), in kpt's
-    order (a folder's entries by name, depth first). Hidden entries and symbolic links are left
-    out, as kpt leaves them out; ``subpackages=False`` leaves out folders with their own Kptfile.
-    """
-    found: list[str] = []
-
-    def walk(directory: Path, prefix: str) -> None:
-        try:
-            entries = sorted(os.scandir(directory), key=lambda e: e.name)
-        except OSError as exc:
-            raise KrmError(f"cannot read the folder {directory}: {exc.strerror}") from None
-        for entry in entries:
-            if entry.name.startswith(".") or entry.is_symlink():
-                continue
-            rel = f"{prefix}{entry.name}"
-            if entry.is_dir(follow_symlinks=False):
-                if not subpackages and os.path.lexists(os.path.join(entry.path, KPTFILE)):
-                    continue
-                walk(_path(entry.path), rel + "/")
-            elif entry.is_file(follow_symlinks=False) and is_package_file(entry.name):
-                found.append(rel)
-
-    walk(folder, "")
-    return found
-
-
-_MARKER = re.compile(r"^(?:---|\.\.\.)(?=[ \t]|$)", re.M)
-_MARKER_REST = re.compile(r"[ \t]*(?:#.*)?")
-_BLANK_OR_COMMENT = re.compile(r"(?:[ \t]*(?:#[^\n]*)?(?:\n|$))*")
-
-
-def split_documents(text: str) -> list[str] | None:
-    """The documents of a YAML stream as text, cut at its ``---`` lines without parsing; empty
-    documents dropped. None when the stream has directives or markers with content (the caller
-    parses it for real)."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if text.startswith("%") or "\n%" in text:
-        return None
-    docs: list[str] = []
-    start = 0
-    for match in _MARKER.finditer(text):
-        line_end = text.find("\n", match.end())
-        line_end = len(text) if line_end < 0 else line_end
-        if match.group(0) == "..." or _MARKER_REST.fullmatch(text, match.end(), line_end) is None:
-            return None  # document end markers, `--- |`, `--- !tag`: unusual; parse for real
-        docs.append(text[start : match.start()])
-        start = line_end + 1
-    docs.append(text[start:])
-    out = []
-    for doc in docs:
-        if _BLANK_OR_COMMENT.fullmatch(doc):
-            continue
-        out.append(doc if doc.endswith("\n") else doc + "\n")
-    return out
+    """The resource files of the package at ``folder`` (relative, ``/``-separated), as kpt
+    reads them: ``*.yaml``, ``*.yml``, ``*.json`` and ``Kptfile``, hidden entries included,
+    symbolic links to files read through, each package's ``.krmignore`` applied, in kpt's
+    order (a folder's entries by name, depth first); ``subpackages=False`` leaves out folders
+    with their own Kptfile. The rules: ``krmlib/_reader.py``."""
+    return _reader.package_files(folder, subpackages=subpackages)
 
 
 def read_documents(text: str, where: str) -> list[KubeObject]:
-    """The KRM objects of a file's text (a stream, a v1 List or a ResourceList), each checked
-    as the items of a ResourceList are (apiVersion, kind, metadata.name, path annotations)."""
-    from .resourcelist import ResourceList
-    from .resourcelist import _check_item as check_item
-
-    check_bounds(text)
-    docs = split_documents(text)
-    if docs is None or any(_looks_like_list(doc) for doc in docs):
-        try:
-            objects = list(ResourceList.parse(text).items)
-        except KrmError as exc:
-            raise InputError(f"{where}: {exc}", line=exc.line, file=where) from None
-        return objects
-    objects = [KubeObject.from_yaml(doc) for doc in docs]
-    for index, obj in enumerate(objects):
-        try:
-            check_item(obj, index)
-        except KrmError as exc:
-            raise InputError(f"{where}: {exc.message}", obj=obj, file=where) from None
-    return objects
-
-
-_LIST_KIND = re.compile(r"^kind:[ \t]*['\"]?(?:List|ResourceList)['\"]?[ \t]*(?:#.*)?$", re.M)
-
-
-def _looks_like_list(doc: str) -> bool:
-    return _LIST_KIND.search(doc) is not None
-
-
-def read_file_text(path: Path, where: str | None = None) -> str:
-    """A regular file's text: FIFOs, devices and other special files are refused before they are
-    opened for reading, a file over the input cap before it is read, and the text must be UTF-8."""
-    label = where or str(path)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise KrmError(f"cannot read {label}: {exc.strerror}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise KrmError(f"cannot read {label}: not a regular file")
-        if info.st_size > MAX_INPUT:
-            raise KrmError(
-                f"cannot read {label}: {info.st_size} bytes, over the input cap of {MAX_INPUT}"
-            )
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(MAX_INPUT + 1)
-    finally:
-        os.close(fd)
-    if len(data) > MAX_INPUT:
-        raise KrmError(f"cannot read {label}: over the input cap of {MAX_INPUT} bytes")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise KrmError(
-            f"{label}: not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})"
-        ) from None
+    """The KRM objects of a file's text (a stream, a v1 List or a ResourceList: their items),
+    every byte checked as a function's input is, each object checked as the items of a
+    ResourceList are (apiVersion, kind, metadata.name, path annotations)."""
+    return _reader.read_stream(text, where)
 
 
 def read_file(path: Path, rel: str | None = None) -> list[KubeObject]:
     """The objects of one regular file, with path (``rel``, default the file's name) and index
     annotations, as kpt gives them."""
     name = rel or _path(path).name
-    objects = read_documents(read_file_text(_path(path), str(path)), str(path))
+    objects = _reader.read_stream(read_file_text(path, str(path)), str(path))
     for index, obj in enumerate(objects):
-        _annotate(obj, name, index, None)
+        _reader.annotate(obj, name, index, None)
     return objects
 
 
 def read_objects(path: Path) -> list[KubeObject]:
     """The objects of a file, or of every resource file of a folder (as :func:`read_package`)."""
-    return read_package(path) if _path(path).is_dir() else read_file(path)
+    return read_package(path) if os.path.isdir(path) else read_file(path)
 
 
 def read_package(
     folder: Path, *, subpackages: bool = True, package_path: bool = False, annotate: bool = True
 ) -> list[KubeObject]:
     """The items of the package at ``folder`` as kpt reads them: every document of every
-    resource file, with path and index annotations (both spellings) relative to ``folder``;
-    ``package_path=True`` also names the folder (``internal.config.kubernetes.io/package-path``)
-    on each item, as ``kpt fn render`` does. ``annotate=False``: the documents as the files
-    hold them, without kpt's annotations (a quick look: cheaper, not for writing back)."""
+    resource file (a ``v1 List`` document kept as one item), with path and index annotations
+    (both spellings) relative to ``folder``; ``package_path=True`` also names the folder
+    (``internal.config.kubernetes.io/package-path``) on each item, as ``kpt fn render`` does.
+    ``annotate=False``: the documents as the files hold them, without kpt's annotations (a
+    quick look: cheaper, not for writing back)."""
     if not annotate:
-        folder = _path(folder)
         return [
             obj
             for rel in package_files(folder, subpackages=subpackages)
-            for obj in read_documents(read_file_text(folder / rel, rel), rel)
+            for obj in _reader.read_stream(
+                read_file_text(os.path.join(folder, rel), rel), rel, unwrap=False
+            )
         ]
     return Package.read(folder, subpackages=subpackages, package_path=package_path).items
-
-
-def _annotate(obj: KubeObject, rel: str, index: int, package: str | None) -> None:
-    fresh = of(obj).has_text() and not _LOCATION.search(of(obj).src)
-    annotations = obj.annotations
-    annotations[ANN_PATH] = rel
-    if not (fresh and _insert_after_path(obj, rel, str(index))):
-        annotations[ANN_LEGACY_PATH] = rel
-        annotations[ANN_INDEX] = str(index)
-        annotations[ANN_LEGACY_INDEX] = str(index)
-    if package is not None and not _insert_package_path(obj, package):
-        annotations[ANN_PACKAGE_PATH] = package
-
-
-_LOCATION = re.compile(r"kubernetes\.io/(?:path|index)")
-
-
-def _insert_after_path(obj: KubeObject, rel: str, index: str) -> bool:
-    """The legacy path and both index annotations written into the text right after the path
-    annotation the splicer just added as the last of the item's annotations (none of them was
-    there): the lines the splicer would add one by one, in one edit (reading a package sets
-    four annotations on every item)."""
-    from ._splice import render_scalar
-
-    if not of(obj).has_text():
-        return False
-    src = of(obj).src
-    found = list(_PATH_LINE.finditer(src))
-    rendered = render_scalar(index)
-    end = src.find("\n", found[0].end()) + 1 if len(found) == 1 else 0
-    if not end or rendered is None:
-        return False
-    pad = found[0].group(1)
-    value = src[found[0].end() : end - 1]  # the path as the splicer wrote it
-    lines = (
-        f"{pad}{ANN_LEGACY_PATH}: {value}\n{pad}{ANN_INDEX}: {rendered}\n"
-        f"{pad}{ANN_LEGACY_INDEX}: {rendered}\n"
-    )
-    _set_text(obj, src[:end] + lines + src[end:])
-    annotations = obj.annotations
-    if (annotations.get(ANN_LEGACY_PATH), annotations.get(ANN_INDEX)) == (rel, index) and (
-        annotations.get(ANN_LEGACY_INDEX) == index
-    ):
-        return True
-    _set_text(obj, src)
-    return False
-
-
-def _set_text(obj: KubeObject, text: str) -> None:
-    of(obj).replace_text(text)
-
-
-def _insert_package_path(obj: KubeObject, package: str) -> bool:
-    """The package-path annotation written into the item's text next to its path annotation, as
-    kpt writes it (single-quoted): an absolute path is no simple scalar for the text splicer, and
-    the round trip would parse every item of the tree."""
-    if not of(obj).has_text() or not _PLAIN_PATH.fullmatch(package):
-        return False
-    src = of(obj).src
-    found = list(_PATH_LINE.finditer(src))
-    if len(found) != 1:
-        return False
-    at = found[0]
-    line = f"{at.group(1)}{ANN_PACKAGE_PATH}: '{package}'\n"
-    _set_text(obj, src[: at.start()] + line + src[at.start() :])
-    return obj.annotations.get(ANN_PACKAGE_PATH) == package
-
-
-_PATH_LINE = re.compile(r"^( +)internal\.config\.kubernetes\.io/path: ", re.M)
-_PLAIN_PATH = re.compile(r"/[A-Za-z0-9._/+@-]*")
 
 
 class _Original(NamedTuple):
@@ -478,24 +301,25 @@ class Package:
 
     @classmethod
     def read(cls, folder: Path, *, subpackages: bool = True, package_path: bool = False) -> Package:
+        """The package at ``folder`` as kpt reads it (:func:`read_package`), with what each
+        file held, to write back only what changed."""
         folder = _path(folder)
+        package = str(folder.resolve()) if package_path else None
         items: list[KubeObject] = []
         files: dict[str, list[_Original]] = {}
-        package = str(folder.resolve()) if package_path else None
-        for rel in package_files(folder, subpackages=subpackages):
-            text = read_file_text(folder / rel, rel)
-            objects = read_documents(text, rel)
+        for rel, documents in _reader.read_tree(folder, subpackages=subpackages, package=package):
             originals = files.setdefault(rel, [])
-            for index, obj in enumerate(objects):
-                original = obj.to_yaml()
-                _annotate(obj, rel, index, package)
-                originals.append(_Original(original, obj.to_yaml()))
+            for text, obj in documents:
+                originals.append(_Original(text, obj.to_yaml()))
                 items.append(obj)
         return cls(folder, items, files)
 
     def kptfile(self) -> KubeObject | None:
-        """The package's own Kptfile (at path ``Kptfile``)."""
-        return next((o for o in self.items if is_kptfile(o) and o.path == KPTFILE), None)
+        """The package's own Kptfile (at path ``Kptfile``), by the one rule of
+        :meth:`ResourceList.package`."""
+        from .resourcelist import FunctionPackage
+
+        return FunctionPackage.of(self.items).kptfile
 
     def file_of(self, obj: KubeObject) -> str:
         """The file an item goes to, relative to the package folder (checked)."""
@@ -567,6 +391,7 @@ def write_package(
     targets = [(rel, safe_target(folder, rel), text) for rel, text in plan]
     new_folders = _new_folders(folder, [rel for rel, text in plan if text is not None])
     if not dry_run:
+        _reader.gate()  # the input check's verdict before any write
         try:
             _apply(folder, targets, new_folders, last)
         except OSError as exc:

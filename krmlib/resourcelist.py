@@ -8,21 +8,18 @@ nothing changed it. Anything irregular falls back to a full round-trip parse.
 
 from __future__ import annotations
 
-import functools
-import itertools
-import re
-from collections.abc import Iterator
-from typing import Any, Literal
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Literal
 
-from . import _background, _emit, _storage, _syntax, _yaml
-from .collection import Items
-from .errors import InputError, KrmError, internal_error
-from .object import KubeObject, doc_to_item, span_object
-from .pkgpath import check_path_annotations
+from . import _emit, _reader, _storage, _yaml
+from ._reader import KPTFILE, RL_API_VERSIONS, RL_KIND, CheckFailed
+from .collection import Items, is_kptfile
+from .errors import KrmError
+from .object import KubeObject, doc_to_item
 from .results import Result, Results
 
-RL_API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1")
-RL_KIND = "ResourceList"
+if TYPE_CHECKING:
+    from . import _background
 
 InputForm = Literal["resourcelist", "list", "stream"]
 Span = tuple[str, int, int]  # (text, start, stop): a part of the input, sliced when written
@@ -70,74 +67,46 @@ class ResourceList:
 
     @classmethod
     def parse(cls, text: str, *, background: bool = False) -> ResourceList:
-        """Read a ResourceList, a v1 List or a stream of objects.
+        """Read a ResourceList, a v1 List or a stream of objects (``krmlib._reader``).
 
-        Every byte is checked (``_syntax``) before this returns, or, with ``background`` and a
-        big input, in a forked child while the caller goes on (``_background``): the caller
-        must then ask :meth:`check_failure` before it writes anything or has side effects.
-        """
-        if text.startswith("\ufeff"):
-            text = text[1:]
-        _yaml.check_bounds(text)
-        if background and _START.match(text) is None and _background.wanted(len(text)):
-            pending = _background.start(functools.partial(check_results, text))
-            try:
-                rl = cls._read(text, None)
-            except Exception:
-                failure = _verdict(pending)
-                if failure:
-                    raise CheckFailed(failure) from None
-                return cls.parse(text)  # the check passed: the error as the checked read says
-            rl._pending = pending
-            return rl
-        return cls._read(text, _syntax.check_syntax(text))  # every byte, read by a function or not
-
-    @classmethod
-    def _read(cls, text: str, outline: _syntax.Outline | None) -> ResourceList:
-        """Split the text into items; ``outline``: what the check learned (None: checked apart,
-        and the text does not start with a directive or ``---``)."""
-        start = _START.match(text)
-        skipped = 0
-        if start is not None and outline is not None and outline.documents == 1:
-            # "%YAML 1.2" and "---" before the only document: read what follows them.
-            skipped = text.count("\n", 0, start.end())
-            text = text[start.end() :]
-        fast = _split(text, skipped)
-        rl = fast if fast is not None else _parse_full(text)
-        if outline is None:
-            for index, obj in enumerate(rl.items):
-                _check_item(obj, index)
-            return rl
-        outline.check(rl.form != "stream")
-        heads = outline.items if rl.form != "stream" else outline.docs
-        matched = len(heads) == len(rl.items)
-        if matched:
-            for obj, head in zip(rl.items, heads, strict=True):
-                _storage.of(obj).offer_header(head.header())
-        for index, obj in enumerate(rl.items):
-            _check_item(obj, index)
-        # The pass checked every path annotation as decoded (escapes, folded lines, flow maps);
-        # an item with an alias, a merge key or a tagged key is decoded whole to be sure.
-        for index, obj in enumerate(rl.items):
-            if not matched or heads[index].merged:
-                check_path_annotations(obj)
+        Every byte is checked before this returns, or, with ``background`` and a big input, in
+        a forked child while the caller goes on: the list then waits for the check's verdict
+        before it lets anything be written or run (:meth:`verify`, the one gate)."""
+        parsed = _reader.read_input(text, background=background)
+        rl = cls(form=parsed.form, api_version=parsed.api_version)  # type: ignore[arg-type]
+        rl.items = Items(parsed.items)
+        rl.function_config = parsed.function_config
+        rl._extra = parsed.extra
+        rl._input_results = parsed.input_results
+        rl._pending = parsed.pending
         return rl
 
-    def check_failure(self) -> list[Result]:
+    def package(self) -> FunctionPackage:
+        """The package this function runs for: its Kptfile and its folder (see
+        :class:`FunctionPackage`); an item that contradicts it is a :class:`KrmError` naming
+        that item and field."""
+        return FunctionPackage.of(self.items)
+
+    def check_failure(self, *, final: bool = False) -> list[Result]:
         """The error results of the input check when it failed, else ``[]``.
 
-        With :meth:`parse`'s ``background``, this waits for the check's verdict."""
+        With :meth:`parse`'s ``background``, this waits for the check's verdict. ``final``:
+        the run is over (the runner says so), krmlib's gate forgets this input; until then a
+        refused input keeps every write and plugin run of the process refused."""
         if self._pending is not None:
-            self._failure = _verdict(self._pending)
-            self._pending = None
+            self._failure = _reader.settle(self._pending, forget=final)
+            if final:
+                self._pending = None
         return self._failure
 
     def verify(self) -> None:
         """Raise :class:`CheckFailed` if the input check failed (waiting for it if needed):
-        call it before a side effect (running a plugin) that unchecked input must not cause."""
+        the gate before a side effect (a write, a plugin run) that unchecked input must not
+        cause. krmlib's own writes pass the same gate (``krmlib._reader.gate``)."""
         failure = self.check_failure()
         if failure:
             raise CheckFailed(failure)
+        _reader.gate()
 
     # --- writing ----------------------------------------------------------------------------
 
@@ -212,220 +181,119 @@ class ResourceList:
         return "---\n".join(obj.to_yaml() for obj in self.items)
 
 
+class FunctionPackage:
+    """The package a function runs for: the Kptfile and the folder of the package kpt renders
+    or evaluates.
+
+    Under ``kpt fn render`` of a package with subpackages, the pipeline of the package gets the
+    subpackages' items first, each with a path relative to its own package (``Kptfile``,
+    ``cm.yaml``) and ``internal.config.kubernetes.io/package-path`` naming its package folder,
+    then its own. So the package is the Kptfile at path ``Kptfile`` with the shortest
+    package-path (the outermost folder), and every item's package-path must be that folder or a
+    folder inside it. Under ``kpt fn eval`` (subpackage Kptfiles at ``sub/Kptfile``) and for
+    standalone files no item has a package-path: the package is the one Kptfile at path
+    ``Kptfile`` (or none) and its folder is unknown (``folder`` None: the working directory is
+    the usual stand-in). Without such a Kptfile, the folder is the one package-path the items
+    share. ``tests/test_package_rule.py`` checks the rule against kpt in each layout.
+
+    Refused, as a :class:`KrmError` naming the item and the field: an item whose package-path
+    lies outside the package folder (it would move the folder that files and programs resolve
+    against), two Kptfiles at path ``Kptfile`` for one folder, and items naming different
+    folders with no Kptfile to say which is the package.
+    """
+
+    __slots__ = ("folder", "kptfile")
+
+    def __init__(self, kptfile: KubeObject | None, folder: str | None) -> None:
+        self.kptfile = kptfile  # the package's Kptfile, None when the input has none
+        self.folder = folder  # the package folder as kpt names it (absolute), or None
+
+    def __repr__(self) -> str:
+        name = self.kptfile.name if self.kptfile is not None else None
+        return f"<FunctionPackage {name!r} at {self.folder!r}>"
+
+    @classmethod
+    def of(cls, items: Iterable[KubeObject]) -> FunctionPackage:
+        """The package of ``items`` by the rule above."""
+        import posixpath
+
+        objects = list(items)
+        kptfiles: list[KubeObject] = []
+        declared: list[tuple[str, KubeObject]] = []
+        for obj in objects:
+            if is_kptfile(obj) and posixpath.normpath(obj.path or KPTFILE) == KPTFILE:
+                kptfiles.append(obj)
+            if obj.may_mention("package-path"):
+                folder = obj.package_path
+                if folder:
+                    declared.append((posixpath.normpath(folder), obj))
+        if not declared:
+            if len(kptfiles) > 1:
+                raise _two_kptfiles(kptfiles[1], kptfiles[0], None)
+            return cls(kptfiles[0] if kptfiles else None, None)
+        candidates = [
+            (posixpath.normpath(k.package_path or ""), k) for k in kptfiles if k.package_path
+        ]
+        kptfile: KubeObject | None
+        if candidates:
+            folder, kptfile = min(candidates, key=lambda c: (len(_parts(c[0])), c[0]))
+            for other in kptfiles:
+                place = other.package_path
+                if other is not kptfile and (not place or posixpath.normpath(place) == folder):
+                    raise _two_kptfiles(other, kptfile, folder)
+        else:
+            folders = sorted({folder for folder, _obj in declared})
+            if len(folders) > 1:
+                obj = next(o for f, o in declared if f == folders[1])
+                raise KrmError(
+                    f"items name different package folders ({folders[0]}, {folders[1]}) and "
+                    "no Kptfile at path Kptfile says which package this is",
+                    obj=obj,
+                    field=_PACKAGE_PATH_FIELD,
+                )
+            folder = folders[0]
+            if len(kptfiles) > 1:
+                raise _two_kptfiles(kptfiles[1], kptfiles[0], folder)
+            kptfile = kptfiles[0] if kptfiles else None
+        inside = folder.rstrip("/") + "/"
+        for place, obj in declared:
+            if place != folder and not place.startswith(inside):
+                raise KrmError(
+                    f"package-path {place} is outside the package being rendered ({folder}, "
+                    f"the folder of its Kptfile): kpt gives every item its own package's "
+                    "folder or a subpackage's",
+                    obj=obj,
+                    field=_PACKAGE_PATH_FIELD,
+                )
+        return cls(kptfile, folder)
+
+
+_PACKAGE_PATH_FIELD = 'metadata.annotations["internal.config.kubernetes.io/package-path"]'
+
+
+def _parts(folder: str) -> list[str]:
+    return [part for part in folder.split("/") if part]
+
+
+def _two_kptfiles(second: KubeObject, first: KubeObject, folder: str | None) -> KrmError:
+    where = f"the package folder {folder}" if folder else "the package"
+    return KrmError(
+        f"a second Kptfile at path Kptfile for {where} (the first: {first.name}): kpt gives each "
+        "package one",
+        obj=second,
+        field='metadata.annotations["internal.config.kubernetes.io/path"]',
+    )
+
+
 def _indent(text: str) -> str:
     return "".join("  " + line if line.strip() else "\n" for line in text.splitlines(keepends=True))
 
 
-class CheckFailed(InputError):
-    """The input check (run apart) refused the input; ``results`` are its error results."""
-
-    def __init__(self, results: list[Result]) -> None:
-        super().__init__(results[0].message if results else "the input check failed")
-        self.results = results
-
-
-def check_results(text: str) -> list[Result]:
-    """What reading ``text`` with every byte checked says: ``[]``, or the error results the
-    runner would write (the work of the background check)."""
-    rl = ResourceList()
-    try:
-        ResourceList.parse(text)
-    except KrmError as exc:
-        rl.results.from_error(exc)
-    except Exception as exc:
-        rl.results.error(internal_error(exc))
-    return list(rl.results)
-
-
-def _verdict(pending: _background.Pending) -> list[Result]:
-    try:
-        results: list[Result] = pending.result()
-    except _background.ChildFailed as exc:
-        return [Result(message=internal_error(exc))]
-    return results
-
-
-# Directives (only %YAML: a %TAG handle would change what the items' text means) and the "---"
-# before a single document.
-_START = re.compile(r"(?:(?:%YAML[ \t]+1\.[0-9]+[ \t]*)?(?:#[^\n]*)?\n)*---[ \t]*\n")
-_TOP_KEY = re.compile(r"([A-Za-z][A-Za-z0-9_]*):(.*)")
-
-
-_SECTION = re.compile(r"\n(?=[^ \n-])")  # before column-0 lines other than list entries
-_ODD_DASH = re.compile(r"\n-(?![ \n])")  # "---", "-x" at column 0: not kpt's layout
-_ITEM_START = re.compile(r"\n-(?: |\n)")
-
-
-def _split(text: str, skipped: int = 0) -> ResourceList | None:
-    """The fast path: split kpt's regular ResourceList layout; None if the text is irregular.
-
-    ``skipped``: lines before ``text`` in the input (a directive, ``---``)."""
-    if _ODD_DASH.search(text) or (text.startswith("-") and not text.startswith(("- ", "-\n"))):
-        return None
-    if text and not text.endswith("\n"):
-        text += "\n"
-    sections: list[tuple[str, str, str]] = []  # (key, inline value, body text; "" for items)
-    items_span = (0, 0)  # the items section's body, by offsets (not copied: it is most of the text)
-    body_lines: dict[str, int] = {}  # key -> line number of the body's first line
-    if not text or text[0] in " \n-":
-        return None
-    starts = [0] + [match.start() + 1 for match in _SECTION.finditer(text)]
-    for index, start in enumerate(starts):
-        line_end = text.find("\n", start)
-        top = _TOP_KEY.fullmatch(text, start, line_end)
-        if top is None:
-            return None  # comments at column 0, document markers, flow style: full parse
-        end = starts[index + 1] if index + 1 < len(starts) else len(text)
-        if top.group(1) == "items":
-            body_lines["items"] = text.count("\n", 0, line_end) + 2 + skipped
-            items_span = (line_end + 1, end)
-            sections.append((top.group(1), top.group(2).strip(), ""))
-        else:
-            sections.append((top.group(1), top.group(2).strip(), text[line_end + 1 : end]))
-    keys = [key for key, _, _ in sections]
-    if len(set(keys)) != len(keys):
-        return None
-    header = {key: value for key, value, _ in sections}
-    kind = header.get("kind")
-    api_version = header.get("apiVersion", "")
-    if kind not in (RL_KIND, "List"):
-        return None
-    if kind == RL_KIND and api_version not in RL_API_VERSIONS:
-        return None
-    rl = ResourceList(form="resourcelist" if kind == RL_KIND else "list")
-    has_items = False
-    for key, value, body in sections:
-        if key in ("apiVersion", "kind"):
-            if body.strip():
-                return None
-            continue
-        if key == "items":
-            has_items = True
-            begin, end = items_span
-            blank = _CONTENT.search(text, begin, end) is None
-            if value == "[]" and blank:
-                continue
-            if value or not _split_items(text, begin, end, rl, body_lines["items"]):
-                return None
-        elif key == "functionConfig":
-            if value and value != "{}":
-                return None
-            if body.strip():
-                lines = body.split("\n")
-                doc = "\n".join(line[2:] if line.startswith("  ") else line for line in lines)
-                rl.function_config = KubeObject.from_yaml(doc)
-        elif key == "results":
-            if value == "[]":
-                continue
-            if value:
-                return None
-            rl._input_results = body
-        else:
-            rl._extra.append((key, f"{key}:{' ' + value if value else ''}\n{body}"))
-    if not has_items:
-        raise InputError("the ResourceList has no items")
-    return rl
-
-
-_CONTENT = re.compile(r"\S")
-_FIRST = re.compile(r"[^\n]")
-
-
-def _split_items(text: str, begin: int, end: int, rl: ResourceList, first_line: int) -> bool:
-    """Cut ``text[begin:end]`` (the items section) at its column-0 ``- `` entries; False if it is
-    not that layout."""
-    if _CONTENT.search(text, begin, end) is None:
-        return True
-    first = _FIRST.search(text, begin, end)
-    if first is None or text[first.start()] != "-":
-        return False  # indented entries or stray content: full parse
-    if _yaml.has_token(text, "*", begin, end):
-        return False  # an alias may point into another item: parse the whole list
-    starts = [begin] if text.startswith("-", begin) else []
-    starts += [match.start() + 1 for match in _ITEM_START.finditer(text, begin, end)]
-    starts.append(end)
-    line = first_line + text.count("\n", begin, starts[0])
-    for start, stop in itertools.pairwise(starts):
-        if text.startswith("-\n", start) or (stop - start == 1 and text[start] == "-"):
-            return False
-        obj = span_object(text, start, stop)  # the item's text stays in the input's
-        obj.input_line = line
-        line += text.count("\n", start, stop)
-        rl.items.append(obj)
-    return True
-
-
-def _parse_full(text: str) -> ResourceList:
-    """The slow path: any YAML the round-trip parser reads."""
-    docs = _yaml.load_rt_all(text)
-    if len(docs) == 1 and isinstance(docs[0], dict) and docs[0].get("kind") in (RL_KIND, "List"):
-        doc = docs[0]
-        kind = doc.get("kind")
-        if kind == RL_KIND and doc.get("apiVersion") not in RL_API_VERSIONS:
-            raise InputError(
-                f"unsupported ResourceList apiVersion {doc.get('apiVersion')!r}",
-                field="apiVersion",
-            )
-        if "items" not in doc:
-            raise InputError("the ResourceList has no items", field="items")
-        items = doc.get("items") or []
-        if not isinstance(items, list):
-            raise InputError("items must be a list", field="items")
-        rl = ResourceList(form="resourcelist" if kind == RL_KIND else "list")
-        for index, item in enumerate(items):
-            rl.items.append(_node_object(item, f"items[{index}]"))
-        config = doc.get("functionConfig")
-        if isinstance(config, dict) and config:
-            rl.function_config = KubeObject(node=config)
-            _storage.of(rl.function_config).mark_read()
-        results = doc.get("results")
-        if isinstance(results, list) and results:
-            rl._input_results = doc_to_item_list(results)
-        return rl
-    if not docs:
-        raise InputError("empty input: expected a ResourceList, a List or YAML objects")
-    if any(isinstance(doc, dict) and doc.get("kind") == RL_KIND for doc in docs):
-        raise InputError("a ResourceList must be the only YAML document of the input")
-    rl = ResourceList(form="stream")
-    for index, doc in enumerate(docs):
-        rl.items.append(_node_object(doc, f"document {index + 1}"))
-    return rl
-
-
-def _check_item(obj: KubeObject, index: int) -> None:
-    """Every item needs apiVersion, kind and metadata.name (read cheaply, parsed if unsure)."""
-    try:
-        head = (obj.api_version, obj.kind, obj.name)
-    except InputError as exc:
-        line = exc.line
-        if line is not None and obj.input_line:
-            line += obj.input_line - 1
-        column = exc.column
-        if column is not None and obj.input_line:
-            column += 2  # the item's lines are indented under "- "
-        raise InputError(f"items[{index}]: {exc.message}", line=line, column=column) from None
-    for value, path in zip(head, ("apiVersion", "kind", "metadata.name"), strict=True):
-        if not value:
-            raise InputError(f"items[{index}] has no {path}", field=path)
-    if _BAD_NAME.search(obj.name) or obj.name in (".", "..") or len(obj.name) > 253:
-        raise InputError(
-            f"items[{index}] ({obj.kind}): metadata.name {obj.name!r} can never be a valid "
-            "Kubernetes name (no '/', '%', whitespace or control characters; at most 253)",
-            obj=obj,
-            field="metadata.name",
-        )
-
-
-_BAD_NAME = re.compile(r"[/%\s\x00-\x1f\x7f]")
-
-
-def _node_object(node: Any, where: str) -> KubeObject:
-    if not isinstance(node, dict):
-        raise InputError(f"{where} is not a mapping")
-    obj = KubeObject(node=node)
-    _storage.of(obj).mark_read()
-    return obj
-
-
-def doc_to_item_list(values: list[Any]) -> str:
-    return "".join(doc_to_item(_yaml.dump_rt(value)) for value in values)
+__all__ = [
+    "RL_API_VERSIONS",
+    "RL_KIND",
+    "CheckFailed",
+    "FunctionPackage",
+    "ResourceList",
+    "Span",
+]

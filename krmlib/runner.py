@@ -14,8 +14,6 @@ from .resourcelist import CheckFailed, ResourceList, Span
 from .results import Result
 
 if TYPE_CHECKING:  # the config layer loads only when a function has a config to parse
-    from pathlib import Path
-
     from .config import FunctionConfig
 
 C = TypeVar("C", bound="FunctionConfig")
@@ -69,7 +67,7 @@ def run_resource_list(
         return rl
     del text  # the items hold their own text; let a big input go before processing
     rl = _process(process, config_model, rl)
-    failure = rl.check_failure()
+    failure = rl.check_failure(final=True)
     return _failed(failure) if failure else rl
 
 
@@ -290,18 +288,17 @@ def _run_files(
     output: str | None,
 ) -> int:
     """Standalone mode: read YAML files and folders, print a stream (or a ResourceList)."""
-    from pathlib import Path  # standalone file mode only: not a start-up cost
-
     rl = ResourceList(form="stream")
     try:
         for obj in read_files(paths or ["-"]):
             rl.items.append(obj)
         if fn_config:
-            config_text = decode(Path(fn_config).read_bytes())
-            docs = ResourceList.parse(config_text)
-            if len(docs.items) != 1:
+            from . import _reader
+
+            docs = _reader.read_stream(_reader.read_file_text(fn_config), fn_config)
+            if len(docs) != 1:
                 raise KrmError(f"{fn_config}: expected exactly one config object")
-            rl.function_config = docs.items[0]
+            rl.function_config = docs[0]
     except (KrmError, OSError) as exc:
         message = exc.message if isinstance(exc, KrmError) else str(exc)
         sys.stderr.write(f"{name}: error: {message}\n")
@@ -317,39 +314,25 @@ def _run_files(
 
 
 def read_files(paths: Sequence[str]) -> list[KubeObject]:
-    """Objects from YAML files (folders recursively, in name order); ``-`` is stdin.
-
-    Each object gets kpt's path and index annotations relative to the folder it was found in.
-    """
-    from pathlib import Path
-
-    from .object import ANN_INDEX, ANN_LEGACY_INDEX
+    """Objects from YAML files and package folders; ``-`` is stdin (a ResourceList, a List or
+    a stream). A folder is read as kpt reads a package (``krmlib._reader``: ``.krmignore``,
+    hidden entries, links to files, subpackages), each object with kpt's path and index
+    annotations relative to it; a file's objects are annotated with its name."""
+    from . import _reader
 
     objects: list[KubeObject] = []
     for raw in paths:
         if raw == "-":
-            found = [("", sys.stdin.buffer.read())]
+            objects.extend(_reader.read_input(decode(sys.stdin.buffer.read())).items)
+        elif os.path.isdir(raw):
+            for _rel, documents in _reader.read_tree(raw):
+                objects.extend(obj for _text, obj in documents)
         else:
-            root = Path(raw)
-            files = sorted(p for p in root.rglob("*") if _is_yaml(p)) if root.is_dir() else [root]
-            found = [
-                (os.path.relpath(f, root) if root.is_dir() else f.name, f.read_bytes())
-                for f in files
-            ]
-        for rel, data in found:
-            text = decode(data)
-            parsed = ResourceList.parse(text)
-            for index, obj in enumerate(parsed.items):
-                if rel:
-                    obj.set_path(rel)
-                    obj.annotations[ANN_INDEX] = str(index)
-                    obj.annotations[ANN_LEGACY_INDEX] = str(index)
-                objects.append(obj)
+            found = _reader.read_stream(_reader.read_file_text(raw), raw)
+            for index, obj in enumerate(found):
+                _reader.annotate(obj, os.path.basename(raw), index, None)
+            objects.extend(found)
     return objects
-
-
-def _is_yaml(path: Path) -> bool:
-    return path.is_file() and (path.suffix in (".yaml", ".yml") or path.name == "Kptfile")
 
 
 def exit_code(rl: ResourceList) -> int:

@@ -198,3 +198,141 @@ def test_a_failing_console_script_prints_no_traceback_and_no_half_output() -> No
         env={**os.environ, "KRMFN_DEBUG": "1"},
     )
     assert debug.returncode == 1 and b"Traceback" in debug.stderr  # for whoever debugs it
+
+
+# --- valid YAML that libyaml reads (issue 27, item 5) ---------------------------------------------
+
+
+def test_a_bom_at_the_start_of_a_later_document_is_read() -> None:
+    """YAML 1.2 allows a byte order mark at the start of any document; kpt reads one there."""
+    stream = "\ufeffapiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n"
+    stream += "\ufeffapiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n"
+    rl = ResourceList.parse(stream)
+    assert [o.name for o in rl.items] == ["a", "b"]
+    assert all("\ufeff" not in o.to_yaml() for o in rl.items)
+    from krmlib import read_documents
+
+    assert [o.name for o in read_documents(stream, "file.yaml")] == ["a", "b"]
+    # A mark inside a value is content, kept.
+    inside = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  k: '\ufeffx'\n"
+    assert ResourceList.parse(inside).items[0].get("data.k") == "\ufeffx"
+
+
+def test_a_tab_after_a_colon_is_read_and_edited() -> None:
+    """`key:<TAB>value` is valid YAML (libyaml reads it); an edit of such an item goes through
+    the round trip, which must read it too."""
+    text = HEAD + CM + "    labels:\n      app:\tweb\n  data:\n    k:\t'a\tb'  # c\td\n"
+    rl = ResourceList.parse(text)
+    obj = rl.items[0]
+    assert obj.labels["app"] == "web" and obj.get("data.k") == "a\tb"
+    obj.set("spec.replicas", [1])  # a write that needs the round trip
+    obj.set("metadata.labels.tier", "front")
+    again = ResourceList.parse(rl.to_yaml()).items[0]
+    assert again.get("data.k") == "a\tb" and again.labels == {"app": "web", "tier": "front"}
+    assert "# c\td" in rl.to_yaml()
+
+
+# --- the one gate before side effects ------------------------------------------------------------
+
+
+def test_krmlibs_writes_wait_for_the_input_checks_verdict(tmp_path: object) -> None:
+    """A big input whose check runs in a child and refuses it: krmlib's write to disk raises
+    the check's error and writes nothing, whoever calls it."""
+    items = "".join(
+        f"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c{n}\n  data:\n"
+        f"    k: '{'x' * 200}'\n"
+        for n in range(2000)
+    )
+    broken = (
+        "- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: s\n  data:\n    a: b\n    a: c\n"
+    )
+    script = f"""
+import sys
+from krmlib import KubeObject, write_package
+from krmlib.resourcelist import CheckFailed, ResourceList
+rl = ResourceList.parse(sys.stdin.read(), background=True)
+assert rl._pending is not None, "no child"
+obj = KubeObject.from_dict({{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {{"name": "n"}}}})
+obj.set_path("cm.yaml")
+for attempt in range(2):  # a caught refusal does not open the gate
+    try:
+        write_package({str(tmp_path)!r}, [obj])
+    except CheckFailed as exc:
+        print("refused:", exc.results[0].message)
+    else:
+        print("written")
+rl.check_failure(final=True)  # the run is over: the gate forgets that input
+write_package({str(tmp_path)!r}, [obj])
+print("written after the run")
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        input=HEAD + items + broken,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "KRMFN_BACKGROUND_CHECK": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split(" (")[0] for line in lines] == ["refused: items[2000]"] * 2 + [
+        "written after the run"
+    ]
+    assert "duplicate key 'a'" in lines[0]
+
+
+@pytest.mark.parametrize(
+    "function",
+    ["applyset-labeler", "interface-expander", "merger", "preparer", "topology-to-pvs"],
+)
+def test_every_function_reads_a_later_bom_and_a_tab_after_a_colon(function: str) -> None:
+    stream = (
+        "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n---\n"
+        "\ufeffapiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n  namespace: prod\n"
+        "  labels:\n    app:\tweb\ndata:\n  k:\tv\n"
+    )
+    done = subprocess.run(
+        [os.path.join(os.path.dirname(sys.executable), f"krmfn-{function}")],
+        input=stream,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "invalid YAML" not in done.stdout
+    out = ResourceList.parse(done.stdout)
+    web = next(o for o in out.items if o.name == "web")
+    assert web.labels["app"] == "web" and web.get("data.k") == "v"
+
+
+def test_reading_a_resource_list_passes_each_module_once_in_order() -> None:
+    """`ResourceList.parse` → the reader (bounds in `_yaml`, the check in `_syntax`, the split)
+    → back to `resourcelist`, which makes the list: one pass down and up, no module re-entered
+    from another stage. Calls into the types (objects, results, paths, scanners) are leaves."""
+    import krmlib._reader  # noqa: F401  (loaded before tracing)
+
+    leaves = {"object", "collection", "results", "errors", "pkgpath", "paths", "_scan"}
+    leaves |= {"_scalars", "_libyaml", "_emit"}
+    helpers = {"_yaml", "_background", "_syntax"}
+    text = HEAD + "".join(CM.replace("first", f"c{n}") for n in range(3))
+    visits: list[str] = []
+
+    def trace(frame: object, event: str, arg: object) -> None:
+        module = getattr(frame, "f_globals", {}).get("__name__", "")
+        if event == "call" and module.startswith("krmlib."):
+            name = module.split(".", 1)[1]
+            if name not in leaves and (not visits or visits[-1] != name):
+                visits.append(name)
+
+    sys.setprofile(trace)
+    try:
+        ResourceList.parse(text)
+    finally:
+        sys.setprofile(None)
+    first = list(dict.fromkeys(visits))
+    assert first == ["resourcelist", "_reader", "_yaml", "_syntax"]
+    stages = [name for name in visits if name not in helpers]
+    stages = [name for i, name in enumerate(stages) if i == 0 or stages[i - 1] != name]
+    assert stages == ["resourcelist", "_reader", "resourcelist"]

@@ -137,7 +137,7 @@ def _parent_ref(rl: ResourceList, config: Config) -> ParentRef:
     ref = config.parent
     if ref.name:
         return ref
-    kptfile = rl.items.kptfile
+    kptfile = rl.package().kptfile  # the rendered package's, not a subpackage's
     if kptfile is None:
         field = config.field_path("parent.name")
         raise KrmError(

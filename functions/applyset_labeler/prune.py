@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from krmlib import (
-    ANN_PACKAGE_PATH,
+    FunctionPackage,
     Items,
     KrmError,
     KubeObject,
@@ -43,7 +43,7 @@ def load_live_objects(value: list[dict[str, Any]] | str, items: Items) -> list[K
                 )
             out.append(KubeObject.from_dict(data))
         return out
-    base = next((o.annotations.get(ANN_PACKAGE_PATH) for o in items if o.package_path), None)
+    base = FunctionPackage.of(items).folder  # the rendered package's folder (or None)
     path = Path(value)
     if not path.is_absolute():
         path = Path(base or os.getcwd()) / path

@@ -26,7 +26,7 @@ CHANGES = ("create", "update", "delete")
 
 def process(rl: ResourceList, config: Config) -> None:
     dialect = choose(rl, config)
-    kptfile = rl.items.kptfile
+    kptfile = rl.package().kptfile  # the rendered package's, not a subpackage's
     if kptfile is None:
         if dialect.requires_kptfile:
             rl.results.error(

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from krmlib import (
     ConfigError,
+    FunctionPackage,
     Items,
     KrmError,
     KubeObject,
@@ -79,17 +80,13 @@ def read_inputs(config: Config, items: Items, function_config: KubeObject | None
 
 
 def package_folder(items: Items) -> tuple[Path, str, Path | None]:
-    """The package folder kpt names on every item in exec mode, else the current folder (and
-    the package folder alone, None when kpt named none)."""
+    """The folder of the package being rendered (kpt names it in exec mode), else the current
+    folder (and the package folder alone, None when kpt named none)."""
     from pathlib import Path
 
-    kptfile = items.kptfile
-    candidates = [kptfile] if kptfile is not None else []
-    candidates.extend(items)
-    for obj in candidates:
-        folder = obj.package_path
-        if folder:
-            return Path(folder), "the package folder", Path(folder)
+    folder = FunctionPackage.of(items).folder
+    if folder:
+        return Path(folder), "the package folder", Path(folder)
     return Path.cwd(), "the current folder (no item carries kpt's package-path)", None
 
 

@@ -114,6 +114,7 @@ def process(rl: ResourceList, config: Config) -> None:
         return
     if any(not plugin.builtin for plugin in config.plugins):
         rl.verify()  # a plugin runs code: never on input that the whole-input check refuses
+    # (the built-in site preparer's writes into the catalog pass krmlib's gate in write_package)
     loop = Loop(rl, config, registry, catalog, folder)
     left = loop.run()
     view = PackageView.of(rl.items)

@@ -13,7 +13,7 @@ import posixpath
 from collections.abc import Iterable
 from pathlib import Path
 
-from krmlib import Items, KubeObject, is_kptfile
+from krmlib import FunctionPackage, Items, KubeObject, is_kptfile
 
 
 class PackageView:
@@ -29,8 +29,7 @@ class PackageView:
     @classmethod
     def of(cls, items: Iterable[KubeObject]) -> PackageView:
         objects = list(items)
-        paths = [p for p in (o.package_path for o in objects) if p]
-        root = min(paths, key=len) if paths else None
+        root = FunctionPackage.of(objects).folder  # the rendered package's folder (or None)
         view = cls(Path(root) if root else None, set())
         subs = {
             posixpath.dirname(view.file_of(o))

@@ -1,0 +1,323 @@
+"""One rule for "this function's package" (`ResourceList.package()`), checked against kpt.
+
+kpt 1.0.0-beta.56 gives a pipeline's function: under `kpt fn render` of a package with
+subpackages, the subpackages' items first, each with a path relative to its own package and
+`internal.config.kubernetes.io/package-path` naming its folder, then the package's own; under
+`kpt fn eval`, paths relative to the package (`sub/Kptfile`) and no package-path. The layouts are
+captured here from the real binary (an exec function that saves its input), and each function is
+run under `kpt fn render` of a package with a subpackage to show it works for the rendered
+package, not for the subpackage whose items come first.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from krmlib import FunctionPackage, KrmError, KubeObject, ResourceList
+from krmlib.testing import run_kpt
+
+BIN = Path(sys.executable).parent
+KPTFILE = "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: {name}\n"
+
+
+def cm(name: str) -> str:
+    return f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n"
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def item(kind: str, name: str, path: str | None, package: str | None) -> KubeObject:
+    annotations = {}
+    if path is not None:
+        annotations["internal.config.kubernetes.io/path"] = path
+    if package is not None:
+        annotations["internal.config.kubernetes.io/package-path"] = package
+    api = "kpt.dev/v1" if kind == "Kptfile" else "v1"
+    metadata = {"name": name, "annotations": annotations}
+    return KubeObject.from_dict({"apiVersion": api, "kind": kind, "metadata": metadata})
+
+
+# --- the rule on its own -------------------------------------------------------------------------
+
+
+def test_render_layout_subpackages_first() -> None:
+    items = [
+        item("Kptfile", "sub", "Kptfile", "/p/sub"),
+        item("ConfigMap", "s", "cm.yaml", "/p/sub"),
+        item("Kptfile", "deep", "Kptfile", "/p/sub/deep"),
+        item("Kptfile", "root", "Kptfile", "/p"),
+        item("ConfigMap", "r", "cm.yaml", "/p"),
+    ]
+    package = FunctionPackage.of(items)
+    assert package.folder == "/p"
+    assert package.kptfile is items[3]
+
+
+def test_eval_layout_and_standalone_files() -> None:
+    items = [
+        item("Kptfile", "root", "Kptfile", None),
+        item("Kptfile", "sub", "sub/Kptfile", None),
+        item("ConfigMap", "s", "sub/cm.yaml", None),
+    ]
+    package = FunctionPackage.of(items)
+    assert (package.kptfile, package.folder) == (items[0], None)
+    none = FunctionPackage.of([item("ConfigMap", "a", None, None)])
+    assert (none.kptfile, none.folder) == (None, None)
+    alone = FunctionPackage.of([item("ConfigMap", "a", "a.yaml", "/p")])
+    assert (alone.kptfile, alone.folder) == (None, "/p")
+
+
+@pytest.mark.parametrize(
+    ("items", "wrong", "message"),
+    [
+        (  # a forged item shorter than the package: it would move the folder
+            [item("Kptfile", "root", "Kptfile", "/p"), item("ConfigMap", "x", "x.yaml", "/")],
+            1,
+            "outside the package being rendered",
+        ),
+        (
+            [item("Kptfile", "root", "Kptfile", "/p"), item("ConfigMap", "x", "x.yaml", "/q")],
+            1,
+            "outside the package being rendered",
+        ),
+        (  # a sibling folder sharing a prefix is not inside
+            [item("Kptfile", "root", "Kptfile", "/p"), item("ConfigMap", "x", "x.yaml", "/p2")],
+            1,
+            "outside",
+        ),
+        (
+            [item("Kptfile", "a", "Kptfile", "/p"), item("Kptfile", "b", "Kptfile", "/p")],
+            1,
+            "a second Kptfile",
+        ),
+        (
+            [item("Kptfile", "a", "Kptfile", None), item("Kptfile", "b", "Kptfile", None)],
+            1,
+            "a second Kptfile",
+        ),
+        (
+            [item("ConfigMap", "a", "a.yaml", "/p"), item("ConfigMap", "b", "b.yaml", "/q")],
+            1,
+            "different package folders",
+        ),
+    ],
+)
+def test_items_that_contradict_the_rule_are_an_error(
+    items: list[KubeObject], wrong: int, message: str
+) -> None:
+    with pytest.raises(KrmError, match=message) as caught:
+        FunctionPackage.of(items)
+    assert caught.value.obj is items[wrong]
+    assert caught.value.field is not None and "kubernetes.io/" in caught.value.field
+
+
+# --- the layouts kpt gives -----------------------------------------------------------------------
+
+SAVE = """\
+#!{python}
+import os, sys, time
+data = sys.stdin.read()
+with open(os.path.join({out!r}, str(time.time_ns()) + ".yaml"), "w") as handle:
+    handle.write(data)
+sys.stdout.write(data)
+"""
+
+
+def captured(out: Path) -> list[ResourceList]:
+    return [ResourceList.parse(p.read_text()) for p in sorted(out.iterdir())]
+
+
+def tree(root: Path, pipeline: str) -> Path:
+    return write(
+        root,
+        {
+            "Kptfile": KPTFILE.format(name="root") + pipeline,
+            "cm.yaml": cm("root-cm"),
+            "plain/p.yaml": cm("plain"),
+            "sub/Kptfile": KPTFILE.format(name="sub"),
+            "sub/cm.yaml": cm("sub-cm"),
+            "sub/deep/Kptfile": KPTFILE.format(name="deep"),
+            "sub/deep/cm.yaml": cm("deep-cm"),
+        },
+    )
+
+
+@pytest.mark.kpt
+def test_the_rule_holds_in_every_layout_kpt_gives(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    save = tmp_path / "save.py"
+    save.write_text(SAVE.format(python=sys.executable, out=str(out)))
+    save.chmod(0o755)
+    pipeline = f"pipeline:\n  mutators:\n  - exec: {save}\n"
+    root = tree(tmp_path / "root", pipeline)
+    done = run_kpt(["fn", "render", "--allow-exec", str(root)])
+    assert done.returncode == 0, done.stderr
+    (rendered,) = captured(out)
+    first = rendered.items[0]
+    assert first.kind == "Kptfile" and first.path == "Kptfile" and first.name != "root"
+    package = rendered.package()
+    assert package.kptfile is not None and package.kptfile.name == "root"
+    assert package.folder == str(root.resolve())
+
+    for saved in out.iterdir():
+        saved.unlink()
+    done = run_kpt(["fn", "eval", str(root), "--exec", str(save)])
+    assert done.returncode == 0, done.stderr
+    (evaluated,) = captured(out)
+    package = evaluated.package()
+    assert package.kptfile is not None and package.kptfile.name == "root"
+    assert package.folder is None
+
+    for saved in out.iterdir():
+        saved.unlink()
+    plain = write(tmp_path / "plain", {"a.yaml": cm("a")})
+    done = run_kpt(["fn", "eval", str(plain), "--exec", str(save)])
+    assert done.returncode == 0, done.stderr
+    (standalone,) = captured(out)
+    assert (standalone.package().kptfile, standalone.package().folder) == (None, None)
+
+
+# --- each function under kpt fn render with a subpackage -------------------------------------------
+
+
+def render(root: Path) -> str:
+    done = run_kpt(["fn", "render", "--allow-exec", str(root)], cwd=root.parent)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout + done.stderr
+
+
+def with_subpackage(root: Path, pipeline: str, files: dict[str, str]) -> Path:
+    return write(
+        root,
+        {
+            "Kptfile": KPTFILE.format(name="root") + pipeline,
+            "sub/Kptfile": KPTFILE.format(name="sub"),
+            "sub/cm.yaml": cm("sub-cm"),
+            **files,
+        },
+    )
+
+
+@pytest.mark.kpt
+def test_interface_expander_writes_the_rendered_packages_kptfile(tmp_path: Path) -> None:
+    case = Path(__file__).parent.parent / "testdata" / "interface-expander" / "default-network"
+    files = {p.name: p.read_text() for p in (case / "package").iterdir() if p.name != "Kptfile"}
+    pipeline = "pipeline:\n  mutators:\n  - exec: krmfn-interface-expander\n"
+    root = with_subpackage(tmp_path / "root", pipeline, files)
+    sub_before = (root / "sub" / "Kptfile").read_text()
+    render(root)
+    assert (root / "sub" / "Kptfile").read_text() == sub_before
+    assert "conditions:" in (root / "Kptfile").read_text()
+
+
+@pytest.mark.kpt
+def test_applyset_labeler_names_the_parent_after_the_rendered_package(tmp_path: Path) -> None:
+    config = textwrap.dedent(
+        """\
+        apiVersion: krmfn.dev/v1alpha1
+        kind: ApplySet
+        metadata:
+          name: set
+          annotations:
+            config.kubernetes.io/local-config: "true"
+        spec:
+          parent: {kind: ConfigMap, namespace: prod}
+        """
+    )
+    pipeline = (
+        "pipeline:\n  mutators:\n  - exec: krmfn-applyset-labeler\n    configPath: set.yaml\n"
+    )
+    root = with_subpackage(tmp_path / "root", pipeline, {"set.yaml": config})
+    render(root)
+    assert (root / "configmap_root.yaml").exists()
+    assert not (root / "sub" / "configmap_sub.yaml").exists()
+    assert not (root / "configmap_sub.yaml").exists()
+
+
+@pytest.mark.kpt
+def test_merger_reads_its_files_from_the_rendered_package(tmp_path: Path) -> None:
+    config = textwrap.dedent(
+        """\
+        apiVersion: krmfn.dev/v1alpha1
+        kind: Merge
+        metadata:
+          name: merge
+          annotations:
+            config.kubernetes.io/local-config: "true"
+        spec:
+          files: [inputs/extra.yaml]
+        """
+    )
+    pipeline = "pipeline:\n  mutators:\n  - exec: krmfn-merger\n    configPath: merge.yaml\n"
+    root = with_subpackage(
+        tmp_path / "root",
+        pipeline,
+        {"merge.yaml": config, "cm.yaml": cm("root-cm"), "inputs/extra.yaml": cm("merged")},
+    )
+    (root / ".krmignore").write_text("inputs/\n")  # the file is an input, not a resource
+    render(root)
+    assert "name: merged" in "".join(p.read_text() for p in root.glob("*.yaml"))
+
+
+@pytest.mark.kpt
+def test_preparer_prepares_the_rendered_package_not_a_subpackage(tmp_path: Path) -> None:
+    pipeline = "pipeline:\n  mutators:\n  - exec: krmfn-preparer\n"
+    root = with_subpackage(tmp_path / "root", pipeline, {"cm.yaml": cm("root-cm")})
+    render(root)
+    own = [p.name for p in root.iterdir() if p.is_file()]
+    assert any("deployment" in name.lower() for name in own), own
+    assert sorted(p.name for p in (root / "sub").iterdir()) == ["Kptfile", "cm.yaml"]
+
+
+@pytest.mark.parametrize(
+    "function", ["applyset-labeler", "interface-expander", "merger", "preparer"]
+)
+def test_a_forged_package_path_is_an_error_result(function: str, tmp_path: Path) -> None:
+    """One item naming a folder outside the package (here `/`): an error result, exit 1."""
+    import subprocess
+
+    text = (
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+        "- apiVersion: kpt.dev/v1\n  kind: Kptfile\n  metadata:\n    name: root\n"
+        "    annotations:\n      internal.config.kubernetes.io/path: 'Kptfile'\n"
+        f"      internal.config.kubernetes.io/package-path: '{tmp_path}'\n"
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: forged\n"
+        "    annotations:\n      internal.config.kubernetes.io/path: 'x.yaml'\n"
+        "      internal.config.kubernetes.io/package-path: '/'\n"
+    )
+    if function == "applyset-labeler":
+        text += (
+            "functionConfig:\n  apiVersion: krmfn.dev/v1alpha1\n  kind: ApplySet\n"
+            "  metadata:\n    name: s\n  spec:\n    parent: {kind: ConfigMap, namespace: prod}\n"
+        )
+    if function == "merger":
+        text += (
+            "functionConfig:\n  apiVersion: krmfn.dev/v1alpha1\n  kind: Merge\n"
+            "  metadata:\n    name: m\n  spec:\n    files: [a.yaml]\n"
+        )
+    done = subprocess.run(
+        [str(BIN / f"krmfn-{function}")],
+        input=text,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PATH": f"{BIN}:/usr/bin:/bin"},
+        check=False,
+    )
+    assert done.returncode == 1, done.stdout
+    results = yaml.safe_load(done.stdout)["results"]
+    errors = [r["message"] for r in results if r["severity"] == "error"]
+    assert any("outside the package being rendered" in m for m in errors), errors
