@@ -24,18 +24,38 @@ def sh(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedP
 def test_the_ci_recipe_end_to_end(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "-w",
+            str(wheels),
+            str(ROOT / "sdk"),
+            str(ROOT),
+        ],  # krmlib (its own distribution), then krmfn
         capture_output=True,
         text=True,
         check=False,
     )
     assert built.returncode == 0, built.stderr
     (wheel,) = wheels.glob("krmfn-*.whl")
+    (krmlib_wheel,) = wheels.glob("krmlib-*.whl")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     # The dependencies from the project's constraints (pip's cache or PyPI), then the wheel.
     installed = subprocess.run(
-        [str(venv / "bin/pip"), "install", "-q", "-c", str(ROOT / "constraints.txt"), str(wheel)],
+        [
+            str(venv / "bin/pip"),
+            "install",
+            "-q",
+            "-c",
+            str(ROOT / "constraints.txt"),
+            str(krmlib_wheel),
+            str(wheel),
+        ],
         capture_output=True,
         text=True,
         check=False,
