@@ -8,7 +8,13 @@ from typing import Any
 from hypothesis import strategies as st
 
 from krmlib import KubeObject, ResourceList, _yaml
-from tests.test_krmlib_properties import COMMENTS, NAMES, VALUES, _scalar_text, items
+from tests.test_krmlib_properties import (
+    COMMENTS,
+    NAMES,
+    VALUES,
+    _scalar_text,
+    items,
+)
 
 Identity = tuple[str, str, str, str, str]
 

@@ -11,7 +11,35 @@ from hypothesis import strategies as st
 from krmlib import KubeObject, ResourceList, _scalars, _splice, _yaml
 from krmlib._storage import of
 
-NAMES = st.from_regex(r"[a-z][a-z0-9-]{0,12}", fullmatch=True)
+# Plain names that YAML 1.1 readers (kubectl) take for booleans: refused as names (issue 27.2),
+# so the generators of valid packages leave them out.
+YAML11_BOOLEANS = frozenset(
+    [
+        "y",
+        "Y",
+        "yes",
+        "Yes",
+        "YES",
+        "n",
+        "N",
+        "no",
+        "No",
+        "NO",
+        "on",
+        "On",
+        "ON",
+        "off",
+        "Off",
+        "OFF",
+    ]
+)
+
+
+def not_yaml11_boolean(name: str) -> bool:
+    return name not in YAML11_BOOLEANS
+
+
+NAMES = st.from_regex(r"[a-z][a-z0-9-]{0,12}", fullmatch=True).filter(not_yaml11_boolean)
 KEYS = st.sampled_from(["app", "tier", "example.com/role", "krmfn.dev/x", "a", "n", "version"])
 VALUES = st.one_of(
     NAMES,

@@ -26,6 +26,7 @@ from tests.property_support import (
     resource_list,
     text_identity,
 )
+from tests.test_krmlib_properties import not_yaml11_boolean
 
 Package = tuple[str, list[str], list[str], str]
 
@@ -39,7 +40,7 @@ ID = "applyset.kubernetes.io/id"
 
 # --- the function's inputs -----------------------------------------------------------------
 
-LABEL = st.from_regex(r"[a-z]([a-z0-9-]{0,14}[a-z0-9])?", fullmatch=True)
+LABEL = st.from_regex(r"[a-z]([a-z0-9-]{0,14}[a-z0-9])?", fullmatch=True).filter(not_yaml11_boolean)
 # Dotted names: never equal to a generated member's name.
 PARENT_NAMES = st.one_of(
     st.lists(LABEL, min_size=2, max_size=3).map(".".join),

@@ -25,6 +25,7 @@ from tests.property_support import (
     resource_list,
     text_identity,
 )
+from tests.test_krmlib_properties import not_yaml11_boolean
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
@@ -47,7 +48,7 @@ CHILD_KINDS = {
 
 # --- the function's inputs -----------------------------------------------------------------
 
-LABEL = st.from_regex(r"[a-z]([a-z0-9-]{0,14}[a-z0-9])?", fullmatch=True)
+LABEL = st.from_regex(r"[a-z]([a-z0-9-]{0,14}[a-z0-9])?", fullmatch=True).filter(not_yaml11_boolean)
 INTERFACE_NAMES = st.one_of(
     LABEL,
     st.lists(LABEL, min_size=2, max_size=3).map(".".join),

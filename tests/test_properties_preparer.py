@@ -27,6 +27,7 @@ from tests.property_support import (
     resource_list,
     text_identity,
 )
+from tests.test_krmlib_properties import not_yaml11_boolean
 
 Package = tuple[str, list[str]]
 
@@ -36,7 +37,7 @@ DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*
 
 # --- the preparer's inputs -----------------------------------------------------------------
 
-LABEL = st.from_regex(r"[a-z]([a-z0-9-]{0,14}[a-z0-9])?", fullmatch=True)
+LABEL = st.from_regex(r"[a-z]([a-z0-9-]{0,14}[a-z0-9])?", fullmatch=True).filter(not_yaml11_boolean)
 TEMPLATE_NAMES = st.one_of(LABEL, st.lists(LABEL, min_size=2, max_size=3).map(".".join))
 SITE_IDS = st.one_of(
     st.sampled_from(["lab/1", "blr/2", "in/bangalore/1", "Edge_Site.3", "us-west-1"]),

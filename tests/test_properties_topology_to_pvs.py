@@ -26,6 +26,7 @@ from tests.property_support import (
     resource_list,
     text_identity,
 )
+from tests.test_krmlib_properties import not_yaml11_boolean
 
 Package = tuple[str, list[str]]
 
@@ -41,7 +42,7 @@ GENERATED = {
 
 # --- the function's inputs -----------------------------------------------------------------
 
-LABEL = st.from_regex(r"[a-z]([a-z0-9-]{0,14}[a-z0-9])?", fullmatch=True)
+LABEL = st.from_regex(r"[a-z]([a-z0-9-]{0,14}[a-z0-9])?", fullmatch=True).filter(not_yaml11_boolean)
 TOPOLOGY_NAMES = st.one_of(
     LABEL,
     st.lists(LABEL, min_size=2, max_size=3).map(".".join),
@@ -49,7 +50,9 @@ TOPOLOGY_NAMES = st.one_of(
 )
 INSTANCE_NAMES = st.one_of(
     LABEL,
-    st.from_regex(r"[A-Za-z][A-Za-z0-9_.-]{0,20}[A-Za-z0-9]", fullmatch=True),
+    st.from_regex(r"[A-Za-z][A-Za-z0-9_.-]{0,20}[A-Za-z0-9]", fullmatch=True).filter(
+        not_yaml11_boolean
+    ),
     st.integers(60, 120).map(lambda n: ("Free5GC_UPF.instance-" * 8)[:n]),
 )
 NETWORKS = st.sampled_from(["n4-net", "internet", "core", "us-west-network-1"])
