@@ -133,7 +133,8 @@ class Conditions:
         point = self._append_point()
         self._indent = point[2] if point is not None else 0
         # The text the point was found in: _rewrite reuses it while the Kptfile keeps that text.
-        self._point = (of(kptfile).src if kptfile is not None else None, point)
+        text = of(kptfile).src if kptfile is not None and of(kptfile).has_text() else None
+        self._point = (text, point)
 
     def types(self) -> list[str]:
         if self._stale:

@@ -167,9 +167,10 @@ def test_failures_create_nothing(template: Path, tmp_path: Path, setup: str, mes
         merges.append(tmp_path / "missing.yaml")
     elif setup == "bad-merge":
         (tmp_path / "c.yaml").write_text(
-            MERGE_B.replace("name: extra", "name: x\n  annotations: {nephio.org/rename: y}")
+            # (not `y`: a name YAML 1.1 reads as a boolean is refused before the merge)
+            MERGE_B.replace("name: extra", "name: cm-a\n  annotations: {nephio.org/rename: cm-b}")
             + "---\n"
-            + MERGE_B.replace("name: extra", "name: y\n  annotations: {nephio.org/rename: x}")
+            + MERGE_B.replace("name: extra", "name: cm-b\n  annotations: {nephio.org/rename: cm-a}")
         )
         merges.append(tmp_path / "c.yaml")
     else:

@@ -39,7 +39,7 @@ from .annotations import (
 )
 from .ids import from_kubernetes_name, from_kubernetes_names, id_forms, to_kubernetes_name
 from .merge import MergeInput, merge_resources, plan
-from .naming import MAX_LABEL, cap_label, dns_label, short_hash, slug
+from .naming import cap_label, dns_label, short_hash, slug
 from .resources import (
     ANN_CATALOG_ID,
     ANN_CATALOG_TEMPLATE,
@@ -80,7 +80,6 @@ __all__ = [
     "DEPLOYMENT_NAME",
     "HERE",
     "MANUAL",
-    "MAX_LABEL",
     "MERGE",
     "METADATA",
     "METADATA_GROUP",

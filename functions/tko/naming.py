@@ -8,6 +8,5 @@ the SHA-1 of the whole name), kept under these names for the Nephio/TKO function
 from __future__ import annotations
 
 from krmlib import cap_label, dns_label, short_hash, slug
-from krmlib.names import HASH_LEN, MAX_LABEL
 
-__all__ = ["HASH_LEN", "MAX_LABEL", "cap_label", "dns_label", "short_hash", "slug"]
+__all__ = ["cap_label", "dns_label", "short_hash", "slug"]
