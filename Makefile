@@ -13,6 +13,7 @@ help:
 	@echo "make demo    render the example packages with real kpt, a summary of what changed (V=1: diffs)"
 	@echo "make test    lint (ruff, mypy --strict, import-linter) and every test"
 	@echo "make test-fast   the tests that do not run kpt (a minute or two)"
+	@echo "make test-pythons   the tests that do not run kpt on Python 3.12 and 3.13 (CI runs it)"
 	@echo "make bench   benchmark table (bench/RESULTS.md)"
 	@echo "make images / e2e-images   container images and the image-mode end-to-end"
 	@echo "make dist    the krmlib and krmfn wheels in dist/;  make docs   krmlib's docs (build/docs/html)"
@@ -20,34 +21,31 @@ help:
 install: $(STAMP)
 	@$(PY) -m compileall -q build/__editable__* sdk/build/__editable__*
 
-# An editable install that tools resolve without an import hook (setuptools' strict mode): the
-# package krmfn (folder functions/) and krmlib are linked under build/ and put on the path by a
-# .pth file, so mypy, ruff and editors see `krmfn` like Python does, and start-up skips the
-# hook. A new or removed module changes PACKAGE_FILES and re-links on the next make.
+# An editable install without an import hook (setuptools' strict mode): the packages krmfn and
+# krmlib are linked under build/ and sdk/build/ and put on the path by .pth files, so start-up
+# skips the hook. A new or removed module changes PACKAGE_FILES and re-links on the next make.
 # The linked tree is compiled (its __pycache__ sits under build/, not in the sources): this
 # sandbox sets PYTHONDONTWRITEBYTECODE, so without it every run compiled krmlib and krmfn from
 # source (~45 ms of CPU per run). compileall rewrites only what changed; an edited file newer than
 # its .pyc is recompiled in memory by Python, never run stale.
-PACKAGE_FILES := $(sort $(wildcard krmlib/*.py functions/*.py functions/*/*.py functions/*/*.md \
-	functions/*/schemas/*.json) \
+PACKAGE_FILES := $(sort $(wildcard krmlib/*.py krmfn/*.py krmfn/*/*.py krmfn/*/*.md \
+	krmfn/*/schemas/*.json) \
 	$(shell find krmlib/_templates -type f -not -path '*/__pycache__/*' 2>/dev/null))
 FILE_LIST := $(VENV)/.package-files
 $(shell mkdir -p $(VENV) && (echo '$(PACKAGE_FILES)' | cmp -s - $(FILE_LIST) || echo '$(PACKAGE_FILES)' > $(FILE_LIST)))
 
 # Two distributions, one source tree: krmlib (sdk/pyproject.toml, the folder krmlib/, linked
-# under sdk/build/) and krmfn (pyproject.toml, the folder functions/, linked under build/).
+# under sdk/build/) and krmfn (pyproject.toml, the folder krmfn/, linked under build/).
 $(STAMP): pyproject.toml sdk/pyproject.toml constraints.txt $(FILE_LIST)
 	@test -x $(PY) || python3 -m venv $(VENV)
 	@$(PIP) install -q --disable-pip-version-check -c constraints.txt -e ./sdk -e '.[dev]' \
 		--config-settings editable_mode=strict
 	@touch $(STAMP)
 
-# mypy reports the linked files under build/ by their place in functions/.
 lint: install
-	$(VENV)/bin/ruff check krmlib functions tests bench examples
-	$(VENV)/bin/ruff format --check krmlib functions tests bench
-	set -o pipefail; $(VENV)/bin/mypy -p krmlib -p krmfn -p tests -p bench \
-		| sed -E 's|build/__editable__[^/]*/krmfn/|functions/|'
+	$(VENV)/bin/ruff check krmlib krmfn tests bench examples
+	$(VENV)/bin/ruff format --check krmlib krmfn tests bench
+	$(VENV)/bin/mypy krmlib krmfn tests bench
 	$(VENV)/bin/lint-imports
 
 test: lint
@@ -70,6 +68,6 @@ bench: install
 	@$(PY) bench/prepare_all.py $(if $(FULL),--full,)
 
 clean:
-	rm -rf $(VENV) .cache .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .venv-3.* .cache .mypy_cache .ruff_cache .pytest_cache
 
 -include mk/*.mk

@@ -6,8 +6,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from krmfn.applyset_labeler import applyset_id
 
+from krmfn.applyset_labeler import applyset_id
 from krmlib.testing import read_tree, run_kpt
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "applyset"

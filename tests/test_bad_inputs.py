@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from krmfn.registry import FUNCTIONS as REGISTRY
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,8 +7,8 @@ import typing
 from typing import Any, Literal
 
 import pytest
-from krmfn.registry import FUNCTIONS, Function
 
+from krmfn.registry import FUNCTIONS, Function
 from krmlib import ConfigError, FunctionConfig, KubeObject, parse_config
 from krmlib.models import field_annotation
 

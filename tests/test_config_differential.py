@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from krmfn.registry import BY_NAME
 
 import krmlib
+from krmfn.registry import BY_NAME
 from krmlib import ConfigError, KubeObject, Record, parse_config
 from krmlib.models import field_annotation
 

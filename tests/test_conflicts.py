@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+
 from krmfn.applyset_labeler import Config as ApplySetConfig
 from krmfn.applyset_labeler import process as applyset_process
 from krmfn.interface_expander import Config as ExpanderConfig
@@ -20,7 +21,6 @@ from krmfn.preparer import Config as PreparerConfig
 from krmfn.preparer import process as preparer_process
 from krmfn.topology_to_pvs import Config as TopologyConfig
 from krmfn.topology_to_pvs import process as topology_process
-
 from krmlib import FunctionConfig, ResourceList, _yaml, run_text
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"

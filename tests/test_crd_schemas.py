@@ -18,13 +18,13 @@ from typing import Any
 
 import jsonschema
 import pytest
+
 from krmfn.interface_expander import Config as ExpanderConfig
 from krmfn.interface_expander import process as expand
 from krmfn.nad_generator import Config as NadConfig
 from krmfn.nad_generator import process as nad_generator
 from krmfn.topology_to_pvs import Config as TopologyConfig
 from krmfn.topology_to_pvs import process as topology
-
 from krmlib import ResourceList, run_text
 from krmlib.testing import DEFAULT_ENV, golden_cases, kpt_source
 

@@ -257,7 +257,6 @@ def test_an_error_names_an_item_as_kind_and_name() -> None:
     """krmlib's field errors show the item as Python does (``<KubeObject …>``); prepare-all's
     messages name it ``Kind/name``."""
     from krmfn.preparer.prepare_all import _readable
-
     from krmlib import KrmError, KubeObject
 
     kptfile = KubeObject.from_yaml(KPTFILE.format(name="pkg") + "pipeline: 5\n")

@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from krmfn.registry import BY_NAME, FUNCTIONS
 
+from krmfn.registry import BY_NAME, FUNCTIONS
 from krmlib.testing import GoldenCase, check_golden, check_kpt, golden_cases
 
 TESTDATA = Path(__file__).resolve().parent.parent / "testdata"

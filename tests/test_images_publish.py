@@ -18,6 +18,7 @@ from types import ModuleType
 
 import pytest
 import yaml
+
 from krmfn.registry import FUNCTIONS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -97,7 +98,7 @@ def test_the_catalog_metadata_names_the_default_registry(function: object) -> No
     from krmfn import __version__
 
     name = str(function)
-    folder = ROOT / "functions" / name.replace("-", "_")
+    folder = ROOT / "krmfn" / name.replace("-", "_")
     meta = yaml.safe_load((folder / "metadata.yaml").read_text())
     image = f"{_make_default('REGISTRY')}/krmfn/{name}:v{__version__}"
     assert meta["image"] == image

@@ -8,16 +8,16 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from krmfn.interface_expander import Config, process
 from krmfn.interface_expander.naming import (
     child_name,
     design_condition_type,
     spec_hash,
 )
-
 from krmlib import Conditions, ResourceList, run_resource_list
 
-PKG = Path(__file__).resolve().parent.parent / "functions" / "interface_expander"
+PKG = Path(__file__).resolve().parent.parent / "krmfn" / "interface_expander"
 SCRIPT = Path(sys.executable).parent / "krmfn-interface-expander"
 
 CONTEXT = """\

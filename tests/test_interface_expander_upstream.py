@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from krmfn.interface_expander import Config, process
 
+from krmfn.interface_expander import Config, process
 from krmlib import ResourceList
 from krmlib._yaml import load_plain
 from krmlib.runner import run_text

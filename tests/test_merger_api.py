@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from krmfn.merger import merge_resources
 
+from krmfn.merger import merge_resources
 from krmlib import Items, KrmError, KubeObject, ResourceList, Results
 
 CM = "v1"

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from krmfn.merger import create_deployment
 from krmfn.merger.commands import main
-
 from krmlib import KrmError
 from krmlib.testing import run_kpt
 

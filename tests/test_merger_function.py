@@ -6,9 +6,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from krmfn.merger.config import Config
 from krmfn.merger.process import process
-
 from krmlib import ResourceList, parse_config
 from krmlib.testing import run_kpt
 

@@ -17,9 +17,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from krmfn.nad_generator import Config, process
 from krmfn.nad_generator.cni import Address, CniError, Route, cni_config, go_string
-
 from krmlib import Condition, KubeObject, ResourceList, get_conditions, run_resource_list
 from krmlib.testing import kpt_source, read_tree, run_kpt
 

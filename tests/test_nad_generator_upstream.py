@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 import yaml
-from krmfn.nad_generator import Config, process
 
+from krmfn.nad_generator import Config, process
 from krmlib import ResourceList, run_text
 from krmlib.testing import DEFAULT_ENV, GoldenCase, golden_cases, kpt_source
 

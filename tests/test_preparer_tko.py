@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from krmfn.preparer import Config, Outcome, PluginContext, process
 from krmfn.preparer.catalog import CatalogEntry, load_catalog
 from krmfn.preparer.executors import containers_allowed
 from krmfn.tko import merge_resources, metadata_of, moved_on
-
 from krmlib import Items, KrmError, KubeObject, ResourceList, Results, parse_config_value
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"

@@ -6,11 +6,11 @@ import hashlib
 from pathlib import Path
 
 import pytest
+
 from krmfn.preparer import Config, process
 from krmfn.preparer.catalog import CatalogEntry
 from krmfn.preparer.topology import child_folders
 from krmfn.tko import cap_label, slug
-
 from krmlib import KrmError, KubeObject, ResourceList, parse_config_value
 
 WIDGET = """apiVersion: config.kubernetes.io/v1

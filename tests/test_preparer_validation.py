@@ -16,8 +16,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from krmfn.preparer import Config, process
 
+from krmfn.preparer import Config, process
 from krmlib import ConfigError, KubeObject, ResourceList, parse_config, run_resource_list
 from krmlib.testing import kpt_source, read_tree, run_kpt
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from krmlib.object import KubeObject
 
 ROOT = Path(__file__).resolve().parent.parent
-SCANNED = ("krmlib", "functions", "bench", "tests", "examples", "scripts")
+SCANNED = ("krmlib", "krmfn", "bench", "tests", "examples", "scripts")
 # The modules allowed to touch KubeObject's private state (paths from the repository's root).
 ALLOWED = frozenset({"krmlib/object.py", "krmlib/_storage.py"})
 

@@ -13,8 +13,8 @@ import re
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from krmfn.interface_expander import Config, process
 
+from krmfn.interface_expander import Config, process
 from krmlib import ResourceList, run_text
 from tests.property_support import (
     UNRELATED,

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from krmfn.merger.config import Config
 from krmfn.merger.process import process
-
 from krmlib import KubeObject, ResourceList, check_relative_path, run_text
 from tests.property_support import (
     UNRELATED,

@@ -15,8 +15,8 @@ import re
 
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
-from krmfn.preparer import Config, process
 
+from krmfn.preparer import Config, process
 from krmlib import ResourceList, is_kptfile, run_text
 from tests.property_support import (
     UNRELATED,
@@ -209,7 +209,7 @@ def test_child_deployments_have_valid_names(package: Package) -> None:
 
 
 LONG_NAMES_BUG = (
-    "preparer (functions/preparer/topology.py prepare_placement): the child deployment folder and "
+    "preparer (krmfn/preparer/topology.py prepare_placement): the child deployment folder and "
     "its Kptfile name are f'{slug(template)}-{slug(site_id)}' with no length bound; a Template "
     "named 'a' placed at a Site with a 264-character siteId gives a 265-character Kptfile "
     "name, e.g. 'a-region-site-region-site-...' (> 253), which krmlib refuses on the next read "
@@ -261,7 +261,7 @@ def check_every_pair_placed(out: str) -> None:
 
 
 SLUG_CLASH_BUG = (
-    "preparer (functions/preparer/topology.py prepare_placement): two sites whose ids slug to "
+    "preparer (krmfn/preparer/topology.py prepare_placement): two sites whose ids slug to "
     "the same folder ('lab/1' and 'lab-1' both give 'a-lab-1') get one child deployment: the "
     "second (template, site) pair is skipped by `if any(r['folder'] == folder ...): continue` "
     "with no result and exit 0; expected an error naming the Placement and both site ids (or "

@@ -14,8 +14,8 @@ import re
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from krmfn.topology_to_pvs import Config, process
 
+from krmfn.topology_to_pvs import Config, process
 from krmlib import ResourceList, run_text
 from tests.property_support import (
     UNRELATED,

@@ -1,5 +1,5 @@
 """Exec plugins that are Python scripts for the preparer's own interpreter run in a fork of the
-warm process (functions/preparer/README.md, "exec plugins"): the same stdin/stdout/stderr, exit
+warm process (krmfn/preparer/README.md, "exec plugins"): the same stdin/stdout/stderr, exit
 status, timeout, working folder, environment and interpreter state as the fresh process the
 command would start (``KRMFN_PLUGIN_FORK=0``), compared here on the same scripts; and
 ``krmfn prepare-all`` gives the same trees and reports either way."""
@@ -19,10 +19,10 @@ from pathlib import Path
 from types import FrameType
 
 import pytest
+
 from krmfn.preparer.executors import run_in_group
 from krmfn.preparer.pipes import STDERR_KEPT
 from krmfn.preparer.python_fork import FORK_ENV, python_script, same_interpreter
-
 from krmlib import command_read_root
 
 ROOT = Path(__file__).parent.parent

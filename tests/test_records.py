@@ -11,10 +11,10 @@ import pickle
 from pathlib import Path
 
 import pytest
+
 from krmfn.applyset_labeler.scope import Scopes
 from krmfn.merger.listing import Row
 from krmfn.preparer import Outcome, prepare_all
-
 from krmlib import Package, Result, Severity
 
 

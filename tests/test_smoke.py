@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from krmfn import __version__
 from krmfn.registry import BY_NAME, FUNCTIONS, Function
 

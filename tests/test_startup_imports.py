@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 import yaml
+
 from krmfn.registry import BY_NAME, FUNCTIONS
 
 PACKAGE = """\
@@ -224,7 +225,7 @@ def test_no_module_makes_a_dataclass() -> None:
     ``@dataclass`` (ARCHITECTURE.md, "Records")."""
     found = [
         str(path.relative_to(ROOT))
-        for folder in ("krmlib", "functions")
+        for folder in ("krmlib", "krmfn")
         for path in sorted((ROOT / folder).rglob("*.py"))
         if "@dataclass" in path.read_text(encoding="utf-8")
         or "import dataclasses" in path.read_text(encoding="utf-8")

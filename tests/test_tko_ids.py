@@ -10,9 +10,9 @@ labels; the pairs below are KRM.md's examples, and the inline catalog items are
 from __future__ import annotations
 
 import pytest
+
 from krmfn.preparer import Config, process
 from krmfn.tko import from_kubernetes_name, id_forms, to_kubernetes_name
-
 from krmlib import run_resource_list
 
 PAIRS = [

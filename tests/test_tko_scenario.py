@@ -13,8 +13,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from krmfn.cli import main as krmfn
 
+from krmfn.cli import main as krmfn
 from krmlib import KubeObject, read_files
 
 SCENARIO = Path(__file__).parent.parent / "testdata" / "tko-scenario"

@@ -21,11 +21,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from krmfn.topology_to_pvs import Config, process
 from krmfn.topology_to_pvs.downstream import package_problem
 from krmfn.topology_to_pvs.labelselector import check_selector, may_overlap
 from krmfn.topology_to_pvs.naming import name_problem
-
 from krmlib import ResourceList, run_resource_list
 from krmlib.testing import kpt_source
 

@@ -5,10 +5,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from krmfn.topology_to_pvs import Config, process
 from krmfn.topology_to_pvs.labelselector import check_selector, matches
 from krmfn.topology_to_pvs.naming import dns_label, label_value
-
 from krmlib import (
     ConfigError,
     KubeObject,
@@ -175,7 +175,7 @@ def test_published_waiters_are_left_alone() -> None:
 
 # --- documentation -------------------------------------------------------------------------------
 
-README = Path(__file__).resolve().parent.parent / "functions" / "topology_to_pvs" / "README.md"
+README = Path(__file__).resolve().parent.parent / "krmfn" / "topology_to_pvs" / "README.md"
 
 
 def _yaml_blocks(text: str) -> list[str]:

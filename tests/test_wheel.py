@@ -12,8 +12,8 @@ import venv
 from pathlib import Path
 
 import pytest
-from krmfn import __version__
 
+from krmfn import __version__
 from krmlib.testing import run_kpt
 
 ROOT = Path(__file__).resolve().parent.parent

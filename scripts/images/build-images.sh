@@ -6,7 +6,7 @@
 # localhost/krmfn/<function>:vX.Y.Z (+ vX.Y, vX) for this machine's
 # architecture, localhost/krmfn/<function>:vX.Y.Z-<arch> (+ vX.Y-<arch>,
 # vX-<arch>) for another one, built under emulation (setup-qemu.sh).
-# The functions are those of the registry (functions/registry.py).
+# The functions are those of the registry (krmfn/registry.py).
 #
 # 1. A wheelhouse on the host (.cache/wheelhouse/<arch>): the krmfn wheel and
 #    the wheels of its runtime dependencies, pinned by constraints.txt, for the

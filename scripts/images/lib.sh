@@ -42,7 +42,7 @@ local_image() {
   fi
 }
 
-# The functions, from the registry (functions/registry.py, imported as
+# The functions, from the registry (krmfn/registry.py, imported as
 # krmfn.registry by the project's venv): one image each.
 KRMFN_FUNCTIONS=()
 KRMFN_SUMMARIES=()

@@ -8,7 +8,6 @@ from functools import partial
 from pathlib import Path
 
 from krmfn.tko import APPROVED, TRUE, find_deployment, is_approved, is_prepared
-
 from krmlib import KrmError, KubeObject, Package, ResourceList, remove_leftovers, tree_lock
 
 USAGE = """krmfn deployment create TEMPLATE [--catalog DIR] [--merge FILE...] [--stdin]

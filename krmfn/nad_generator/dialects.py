@@ -36,7 +36,6 @@ from krmfn.nephio import (
     read_cluster_context,
     read_workload_cluster,
 )
-
 from krmlib import Condition, KubeObject, ResourceList
 from krmlib.children import OwnerAnnotation, OwnerReferenceOrAnnotation, Ownership
 

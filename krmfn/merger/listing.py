@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import yaml
+
 from krmfn.tko import (
     find_deployment,
     is_approved,
@@ -18,7 +19,6 @@ from krmfn.tko import (
     metadata_of,
 )
 from krmfn.tko.patterns import id_pattern, value_pattern
-
 from krmlib import KrmError, KubeObject, read_package, text_of
 
 from .listed import shown

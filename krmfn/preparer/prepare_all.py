@@ -33,7 +33,6 @@ from krmfn.tko import (
     is_prepared,
     preparer_step,
 )
-
 from krmlib import (
     Items,
     KrmError,
@@ -57,8 +56,8 @@ from .catalog import cached_catalogs, load_catalog
 from .client import catalog_read_only
 from .config import Config
 from .executors import containers_allowed
-from .loop import catalog_folder, process
 from .package import PackageView
+from .process import catalog_folder, process
 from .tree import packages_under
 
 USAGE = """usage: krmfn prepare-all ROOT [--catalog DIR] [--max-iterations N] [--jobs N]

@@ -18,7 +18,6 @@ from krmfn.tko import (
     metadata_of,
 )
 from krmfn.tko.patterns import value_pattern
-
 from krmlib import (
     Items,
     KrmError,

@@ -20,7 +20,6 @@ from krmfn.tko import (
     new_deployment,
     prepare_mode,
 )
-
 from krmlib import KrmError, KubeObject, ResourceList, read_roots
 
 from .catalog import Catalog, load_catalog

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from krmfn.tko import is_prepared
-
 from krmlib import (
     Items,
     KrmError,

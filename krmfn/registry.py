@@ -2,7 +2,7 @@
 
 Everything that lists the functions reads this: the ``krmfn`` command and each ``krmfn-<name>``
 console script, ``--help`` (the function's README.md), the smoke, bad-input and golden tests, the
-catalog metadata test. A new function is one line here, one folder ``functions/<name>/`` (with
+catalog metadata test. A new function is one line here, one folder ``krmfn/<name>/`` (with
 ``README.md``, ``metadata.yaml`` and the one-line ``__main__.py``), a ``[project.scripts]`` entry
 and ``testdata/<name>/`` cases.
 
@@ -22,21 +22,19 @@ if TYPE_CHECKING:
 
 
 class Function:
-    """One function. ``process`` and ``config`` are ``module:attribute`` in its package.
+    """One function: its name and summary. The folder is the package (``interface-expander``
+    is ``krmfn/interface_expander/``), its process is ``process`` in ``process.py`` and its config
+    ``Config`` in ``config.py``: a convention, so nothing here names code by a string.
 
     A plain slotted class, not a dataclass: this module is on every function's start-up path
     (ARCHITECTURE.md, "Records"). Nothing assigns to a Function after it is made.
     """
 
-    __slots__ = ("config", "name", "process", "summary")
+    __slots__ = ("name", "summary")
 
-    def __init__(
-        self, name: str, summary: str, process: str, config: str = "config:Config"
-    ) -> None:
+    def __init__(self, name: str, summary: str) -> None:
         self.name = name
         self.summary = summary
-        self.process = process
-        self.config = config
 
     def __str__(self) -> str:
         return self.name
@@ -63,7 +61,9 @@ class Function:
 
     def load(self) -> tuple[Callable[[Any, Any], None], type[Any]]:
         """(process, config class), imported now."""
-        return _attribute(self.package, self.process), _attribute(self.package, self.config)
+        process = _module(f"{self.package}.process").process
+        config = _module(f"{self.package}.config").Config
+        return process, config
 
     def main(self, argv: list[str] | None = None) -> int:
         """Run as the console script (stdin → stdout, or files; ``--help``, ``--version``)."""
@@ -75,42 +75,35 @@ class Function:
         )
 
 
-def _attribute(package: str, where: str) -> Any:
-    module, _, name = where.partition(":")
+def _module(name: str) -> Any:
     # __import__: logged by `-X importtime` under the module's name (importlib.import_module is not)
-    return getattr(__import__(f"{package}.{module}", fromlist=[name]), name)
+    return __import__(name, fromlist=["_"])
 
 
 FUNCTIONS: tuple[Function, ...] = (
     Function(
         "interface-expander",
         "Interface requirements -> IP/VLAN allocations and Kptfile conditions",
-        process="expand:process",
     ),
     Function(
         "preparer",
         "TKO preparation loop (plugins by GVK, topology Placement)",
-        process="loop:process",
     ),
     Function(
         "merger",
         "merge resources into a package (nephio.org/merge, rename, prepare)",
-        process="process:process",
     ),
     Function(
         "topology-to-pvs",
         "NFTopology -> Porch PackageVariantSets, NFDeployed, SMF-waits-for-UPF",
-        process="process:process",
     ),
     Function(
         "applyset-labeler",
         "make the package a KEP-3659 ApplySet",
-        process="process:process",
     ),
     Function(
         "nad-generator",
         "NetworkAttachmentDefinitions once an Interface's claims are ready (Nephio's nad-fn)",
-        process="process:process",
     ),
 )
 

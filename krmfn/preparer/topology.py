@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from krmfn.tko import TOPOLOGY, cap_label, find_deployment, object_reference, short_hash, slug
-
 from krmlib import KrmError, KubeObject, Results, text_of
 
 from .catalog import Catalog

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from krmfn.tko.merge import merge_planned, plan
-
 from krmlib import Items, KrmError, ResourceList
 
 from .config import Config

@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from krmfn.tko import merge_resources
-
 from krmlib import KubeObject
 
 

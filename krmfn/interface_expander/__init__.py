@@ -1,6 +1,6 @@
 """krmfn-interface-expander: expands Nephio ``Interface`` requirements into allocation children."""
 
 from .config import Config
-from .expand import process
+from .process import process
 
 __all__ = ["Config", "process"]

@@ -23,7 +23,6 @@ from krmfn.nephio import (
     NETWORK_KIND,
     spec_text,
 )
-
 from krmlib import (
     Condition,
     Conditions,
