@@ -4,16 +4,29 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from krmfn.nephio import (
+    CLUSTER_CONTEXT_KIND,
+    DEFAULT_NETWORK,
+    INTERFACE_API_VERSION,
+    INTERFACE_KIND,
+    NETWORK_NAME_ANNOTATION,
+    PLACEHOLDER_CLUSTER_NAME,
+    WORKLOAD_CLUSTER_KIND,
+)
+from krmfn.nephio import INFRA_API_VERSION as CLUSTER_CONTEXT_API_VERSION
 from krmlib import KrmError, KubeObject, Results, text_of
 
-INTERFACE_API_VERSION = "req.nephio.org/v1alpha1"
-INTERFACE_KIND = "Interface"
-CLUSTER_CONTEXT_API_VERSION = "infra.nephio.org/v1alpha1"
-CLUSTER_CONTEXT_KIND = "ClusterContext"
-WORKLOAD_CLUSTER_KIND = "WorkloadCluster"
-NETWORK_NAME_ANNOTATION = "nephio.org/network-name"
-DEFAULT_NETWORK = "default"
-PLACEHOLDER_CLUSTER_NAME = "example"  # the catalog blueprints' WorkloadCluster before injection
+# The Nephio vocabulary is krmfn.nephio's (shared with nad-generator); named here for the dialects.
+__all__ = [
+    "CLUSTER_CONTEXT_API_VERSION",
+    "CLUSTER_CONTEXT_KIND",
+    "DEFAULT_NETWORK",
+    "INTERFACE_API_VERSION",
+    "INTERFACE_KIND",
+    "NETWORK_NAME_ANNOTATION",
+    "PLACEHOLDER_CLUSTER_NAME",
+    "WORKLOAD_CLUSTER_KIND",
+]
 
 CNI_TYPES = ("sriov", "ipvlan", "macvlan")
 ATTACHMENT_TYPES = ("none", "vlan")
