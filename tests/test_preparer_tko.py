@@ -508,8 +508,13 @@ def test_12_an_image_plugin_with_a_real_runtime(monkeypatch: pytest.MonkeyPatch)
         text=True,
         check=False,
     ).stdout.split()
-    # krmfn-merger with no inputs: a KRM function image that leaves the package as it is
-    image = next((i for i in images if "krmfn/merger:" in i), None)
+    # krmfn-merger with no inputs: a KRM function image that leaves the package as it is. The
+    # one `make images` builds (a tag of its own), not a dangling copy another test pulled from
+    # its registry (`127.0.0.1:PORT/krmfn/merger:<none>`, not a reference podman can run).
+    image = next(
+        (i for i in images if i.startswith("localhost/krmfn/merger:") and "<none>" not in i),
+        None,
+    )
     if image is None:
         pytest.skip("no local krmfn/merger image to run (`make images` builds it)")
     monkeypatch.setenv("KRMFN_CONTAINER_TOOL", tool)
