@@ -7,7 +7,8 @@ and ``Record.model_validate(data)`` take fields by name or alias and check every
 its annotation, as pydantic's lax mode does (the configs were pydantic models before krmlib 0.2.x
 and the errors read the same): ``"3"`` is an int, ``"yes"`` a bool, an int a float, never an int
 a string. Supported annotations: ``str``, ``bool``, ``int``, ``float``, ``Any``, ``Literal[...]``,
-``X | None``, unions of those, ``list[T]``, ``tuple[T, ...]``, ``dict[K, V]`` and nested Records.
+``X | None``, unions of those, ``list[T]``, ``tuple[T, ...]``, ``dict[K, V]`` and nested Records:
+what a YAML config holds (values come from YAML, so bytes are not strings here).
 
 Unknown fields are errors; defaults are validated like given values. ``@field_validator(name)``
 checks a field after its type (``mode="before"``: the raw value, before it); with a third
@@ -24,17 +25,31 @@ Why not pydantic: importing it costs about 100 ms, more than a function's whole 
 
 from __future__ import annotations
 
+import math
+import operator
+import re
+import types
 import typing
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin
 
-from ._coerce import _BAD, SCALARS, Check, ErrorDict, Loc, _error, _Sentinel
-
 T = TypeVar("T")
 R = TypeVar("R", bound="Record")
+Loc = tuple[str | int, ...]
+ErrorDict = dict[str, Any]
+Shape = tuple[Any, ...]  # an annotation as the validator reads it (_shape)
+
+
+class _Sentinel:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
 
 
 MISSING: Any = _Sentinel("MISSING")
+_BAD: Any = _Sentinel("invalid")  # what a failed check returns, once its error is recorded
 
 
 class FieldInfo:
@@ -55,11 +70,8 @@ class FieldInfo:
             raise TypeError("a field takes a default or a default_factory, not both")
         self.name = ""
         self.annotation: Any = None
-        self.default = default
-        self.alias = alias
-        self.default_factory = default_factory
-        self.min_length = min_length
-        self.gt, self.ge, self.le = gt, ge, le
+        self.default, self.alias, self.default_factory = default, alias, default_factory
+        self.min_length, self.gt, self.ge, self.le = min_length, gt, ge, le
 
     def is_required(self) -> bool:
         return self.default is MISSING and self.default_factory is None
@@ -131,59 +143,42 @@ def field_validator(
     name: str, *names: str, mode: Literal["before", "after"] = "after"
 ) -> Callable[[T], T]:
     """Declare ``(cls, value[, info]) -> value`` as a check of the named fields."""
-
-    def declare(func: T) -> T:
-        return typing.cast(T, _Hook("field", mode, (name, *names), func))
-
-    return declare
+    return lambda func: typing.cast(Any, _Hook("field", mode, (name, *names), func))
 
 
 def model_validator(*, mode: Literal["before", "after"]) -> Callable[[T], T]:
     """Declare ``(cls, raw) -> raw`` (``before``) or ``(self) -> self`` (``after``)."""
-
-    def declare(func: T) -> T:
-        return typing.cast(T, _Hook("model", mode, (), func))
-
-    return declare
+    return lambda func: typing.cast(Any, _Hook("model", mode, (), func))
 
 
 class _Schema:
-    """A Record class compiled: its fields in order, their checks and the record's hooks."""
+    """A Record class read once: its fields in order, their shapes and the validators."""
 
     def __init__(self, cls: type[Record]) -> None:
-        hooks = [
-            value
-            for klass in reversed(cls.__mro__)
-            for value in vars(klass).values()
-            if isinstance(value, _Hook)
-        ]
-        hints = typing.get_type_hints(cls)
+        hooks = [v for k in reversed(cls.__mro__) for v in vars(k).values() if isinstance(v, _Hook)]
         self.fields: dict[str, FieldInfo] = {}
-        for name, annotation in hints.items():
+        # per field: (name, info, shape, before validators, after validators, has limits)
+        self.plan: list[tuple[str, FieldInfo, Shape, list[_Hook], list[_Hook], bool]] = []
+        for name, annotation in typing.get_type_hints(cls).items():
             if name.startswith("_") or get_origin(annotation) is ClassVar:
                 continue
             declared = getattr(cls, name, MISSING)
-            info = declared if isinstance(declared, FieldInfo) else FieldInfo(declared)
-            info = _copy_info(info)
-            info.name, info.annotation = name, annotation
+            if not isinstance(declared, FieldInfo):
+                declared = FieldInfo(declared)
+            info = FieldInfo.__new__(FieldInfo)  # a copy: a subclass may annotate it anew
+            info.__dict__.update(vars(declared), name=name, annotation=annotation)
             self.fields[name] = info
-        known = set(self.fields)
+            mine = [h for h in hooks if name in h.names]
+            limits = (info.min_length, info.gt, info.ge, info.le) != (None,) * 4
+            before = [h for h in mine if h.mode == "before"]
+            after = [h for h in mine if h.mode == "after"]
+            self.plan.append((name, info, _shape(annotation), before, after, limits))
         for hook in hooks:
-            unknown = [n for n in hook.names if n not in known]
+            unknown = [n for n in hook.names if n not in self.fields]
             if unknown:
                 raise TypeError(f"{cls.__name__}: a validator names unknown fields {unknown}")
         self.before = [h for h in hooks if h.kind == "model" and h.mode == "before"]
         self.after = [h for h in hooks if h.kind == "model" and h.mode == "after"]
-        self.checks: dict[str, Callable[[Any, Loc, list[ErrorDict], dict[str, Any]], Any]] = {
-            name: _field_check(cls, info, [h for h in hooks if name in h.names])
-            for name, info in self.fields.items()
-        }
-
-
-def _copy_info(info: FieldInfo) -> FieldInfo:
-    out = FieldInfo.__new__(FieldInfo)
-    out.__dict__.update(info.__dict__)
-    return out
 
 
 class _RecordMeta(type):
@@ -227,8 +222,7 @@ class Record(metaclass=_RecordMeta):
     def model_copy(self: R, *, update: Mapping[str, Any] | None = None) -> R:
         """A copy with some fields (by name) replaced, not validated (as pydantic's)."""
         copy = type(self).__new__(type(self))
-        copy.__dict__.update(self.__dict__)
-        copy.__dict__.update(update or {})
+        copy.__dict__.update(self.__dict__, **(update or {}))
         return copy
 
     def _values(self) -> tuple[Any, ...]:
@@ -256,291 +250,311 @@ class Record(metaclass=_RecordMeta):
         raise AttributeError(f"{type(self).__name__} is frozen: cannot delete {name!r}")
 
 
-# --- validation ---------------------------------------------------------------------------------
+# --- validation: one walker over the annotation, with pydantic's lax rules and messages ----------
+
+_MESSAGES = {
+    "missing": "Field required",
+    "extra_forbidden": "Extra inputs are not permitted",
+    "invalid_key": "Keys should be strings",
+    "string_type": "Input should be a valid string",
+    "int_type": "Input should be a valid integer",
+    "int_parsing": "Input should be a valid integer, unable to parse string as an integer",
+    "int_from_float": "Input should be a valid integer, got a number with a fractional part",
+    "int_parsing_size": "Unable to parse input string as an integer, exceeded maximum size",
+    "finite_number": "Input should be a finite number",
+    "float_type": "Input should be a valid number",
+    "float_parsing": "Input should be a valid number, unable to parse string as a number",
+    "bool_type": "Input should be a valid boolean",
+    "bool_parsing": "Input should be a valid boolean, unable to interpret input",
+    "list_type": "Input should be a valid list",
+    "tuple_type": "Input should be a valid tuple",
+    "dict_type": "Input should be a valid dictionary",
+}
+
+
+def _error(
+    errors: list[ErrorDict],
+    kind: str,
+    loc: Loc,
+    value: Any,
+    message: str = "",
+    ctx: dict[str, Any] | None = None,
+) -> Any:
+    error = {"type": kind, "loc": loc, "msg": message or _MESSAGES[kind], "input": value}
+    if ctx is not None:
+        error["ctx"] = ctx
+    errors.append(error)
+    return _BAD
+
+
+class _Invalid(Exception):
+    """A scalar's check failed; args[0] is the error's type (a key of _MESSAGES)."""
+
+
+# Unicode White_Space (what pydantic strips around a number; str.strip also strips \x1c-\x1f).
+_SPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+    "\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+_INT_TEXT = re.compile(r"[+-]?[0-9](?:_?[0-9])*(?:\.0+)?\Z")
+_FLOAT_TEXT = re.compile(
+    r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)\Z",
+    re.IGNORECASE,
+)
+_I64 = 2**63
+_BOOLS = dict.fromkeys(("1", "on", "t", "true", "y", "yes"), True)
+_BOOLS.update(dict.fromkeys(("0", "off", "f", "false", "n", "no"), False))
+
+
+def _str(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    raise _Invalid("string_type")
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise _Invalid("finite_number")
+        if not value.is_integer():
+            raise _Invalid("int_from_float")
+        if not -_I64 < value < _I64:
+            raise _Invalid("int_parsing_size")
+    elif isinstance(value, str):
+        text = value.strip(_SPACE)
+        if not _INT_TEXT.match(text):
+            raise _Invalid("int_parsing")
+        try:
+            return int(text.partition(".")[0])
+        except ValueError:  # more digits than Python reads from text
+            raise _Invalid("int_parsing_size") from None
+    elif not isinstance(value, int):
+        raise _Invalid("int_type")
+    return int(value)
+
+
+def _float(value: Any) -> float:
+    if isinstance(value, float):
+        return value
+    if isinstance(value, int):
+        try:
+            return float(value)
+        except OverflowError:
+            raise _Invalid("float_type") from None
+    if not isinstance(value, str):
+        raise _Invalid("float_type")
+    if _FLOAT_TEXT.match(value.strip(_SPACE)):
+        return float(value)
+    # Underscores between characters (none first, last or doubled), then no spaces around.
+    text = value.replace("_", "")
+    if value[:1] != "_" and value[-1:] != "_" and "__" not in value and _FLOAT_TEXT.match(text):
+        return float(text)
+    raise _Invalid("float_parsing")
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if (
+        isinstance(value, float)
+        and math.isfinite(value)
+        and value.is_integer()
+        and abs(value) < _I64
+    ):
+        value = int(value)
+    if isinstance(value, int):
+        if value in (0, 1):
+            return value == 1
+        raise _Invalid("bool_parsing" if -_I64 <= value < _I64 else "bool_type")
+    if not isinstance(value, str):
+        raise _Invalid("bool_type")
+    if value.lower() in _BOOLS:
+        return _BOOLS[value.lower()]
+    raise _Invalid("bool_parsing")
+
+
+_SCALARS: dict[Any, Callable[[Any], Any]] = {str: _str, int: _int, float: _float, bool: _bool}
+
+
+def _shape(annotation: Any) -> Shape:
+    """An annotation as :func:`_check` reads it, ``(kind, ...)``; TypeError if not supported."""
+    origin, args = get_origin(annotation), get_args(annotation)
+    if annotation is Any:
+        return ("any",)
+    if origin is None and annotation in _SCALARS:
+        return ("scalar", _SCALARS[annotation])
+    if origin is None and isinstance(annotation, type) and issubclass(annotation, Record):
+        return ("record", annotation)
+    if origin is Literal:
+        shown = [repr(a) for a in args]
+        expected = f"{', '.join(shown[:-1])} or {shown[-1]}" if len(shown) > 1 else shown[0]
+        return ("literal", args, expected)
+    if origin is dict:
+        return ("dict", _shape(args[0]), _shape(args[1]))
+    if origin is list or (origin is tuple and args[1:] == (...,)):
+        return ("sequence", origin, _shape(args[0]))
+    if origin in (Union, types.UnionType):
+        members = [m for m in args if m is not type(None)]
+        tagged = tuple((_tag(m), _shape(m)) for m in members)
+        return ("union", len(members) < len(args), tagged)
+    raise TypeError(f"krmlib records do not support the annotation {annotation!r}")
+
+
+def _check(shape: Shape, value: Any, loc: Loc, errors: list[ErrorDict]) -> Any:
+    """``value`` as a field of this shape holds it, or _BAD with its errors recorded."""
+    kind = shape[0]
+    if kind == "scalar":
+        try:
+            return shape[1](value)
+        except _Invalid as exc:
+            return _error(errors, exc.args[0], loc, value)
+    if kind == "any":
+        return value
+    if kind == "record":
+        return _record(shape[1], value, loc, errors)
+    before = len(errors)
+    if kind == "literal":
+        for choice in shape[1]:
+            if value == choice and type(value) is type(choice):
+                return choice
+        message = f"Input should be {shape[2]}"
+        return _error(errors, "literal_error", loc, value, message, {"expected": shape[2]})
+    if kind == "dict":
+        if not isinstance(value, Mapping):
+            return _error(errors, "dict_type", loc, value)
+        out = {}
+        for raw_key, raw in value.items():
+            where = (*loc, _key_loc(raw_key))
+            key = _check(shape[1], raw_key, (*where, "[key]"), errors)
+            item = _check(shape[2], raw, where, errors)
+            if key is not _BAD and item is not _BAD:
+                out[key] = item
+        return _BAD if len(errors) > before else out
+    if kind == "sequence":
+        if not isinstance(value, list | tuple | set | frozenset):
+            return _error(errors, f"{shape[1].__name__}_type", loc, value)
+        items = [_check(shape[2], v, (*loc, i), errors) for i, v in enumerate(value)]
+        return _BAD if len(errors) > before else shape[1](items)
+    nullable, members = shape[1], shape[2]  # a union
+    if value is None and nullable:
+        return None
+    if len(members) == 1:  # X | None: X's errors at the field itself
+        return _check(members[0][1], value, loc, errors)
+    for tag, member in members:
+        attempt: list[ErrorDict] = []
+        result = _check(member, value, (*loc, tag), attempt)
+        if not attempt:
+            del errors[before:]
+            return result
+        errors += attempt
+    return _BAD
 
 
 def _key_loc(key: Any) -> str | int:
-    if isinstance(key, str):
-        return key
-    return int(key) if isinstance(key, int) else str(key)
+    return key if isinstance(key, str) else int(key) if isinstance(key, int) else str(key)
+
+
+def _tag(annotation: Any) -> str:
+    """The name of a union member in an error's location (as pydantic writes it)."""
+    origin, args = get_origin(annotation), get_args(annotation)
+    if annotation is Any or origin is None:
+        return "any" if annotation is Any else str(annotation.__name__)
+    if origin is Literal:
+        return f"literal[{','.join(repr(a) for a in args)}]"
+    if origin is tuple:
+        return f"tuple[{_tag(args[0])}, ...]"
+    return f"{getattr(origin, '__name__', origin)}[{','.join(_tag(a) for a in args)}]"
 
 
 def _record(cls: type[Record], value: Any, loc: Loc, errors: list[ErrorDict]) -> Any:
     schema = _schema(cls)
     for hook in schema.before:
-        try:
-            value = hook.func(cls, value)
-        except (ValueError, AssertionError) as exc:
-            return _value_error(errors, loc, exc, value)
+        value = _run(hook.func, (cls, value), loc, errors, value)
+        if value is _BAD:
+            return _BAD
     if isinstance(value, cls):
         return value
     if not isinstance(value, Mapping):
-        return _error(
-            errors,
-            "model_type",
-            loc,
-            f"Input should be a valid dictionary or instance of {cls.__name__}",
-            value,
-        )
+        message = f"Input should be a valid dictionary or instance of {cls.__name__}"
+        return _error(errors, "model_type", loc, value, message)
     before = len(errors)
-    fields = _fields(cls, value, loc, errors)
-    if len(errors) > before:
-        return _BAD
-    record = cls.__new__(cls)
-    record.__dict__.update(fields)
-    return _after(cls, record, loc, errors)
-
-
-def _fields(
-    cls: type[Record], value: Mapping[Any, Any], loc: Loc, errors: list[ErrorDict]
-) -> dict[str, Any]:
-    """The fields of ``cls`` from ``value`` (by alias, else name), then unknown keys' errors."""
-    schema = _schema(cls)
     data: dict[str, Any] = {}
     used: set[Any] = set()
-    for name, info in schema.fields.items():
-        where = (*loc, info.alias or name)
-        if info.alias is not None and info.alias in value:
-            key: Any = info.alias
-        elif name in value:
-            key = name
+    for name, info, shape, early, late, limits in schema.plan:
+        key = info.alias if info.alias is not None and info.alias in value else name
+        if key in value:
+            used.add(key)
+            raw, where = value[key], (*loc, key)  # as the input names it (by name or by alias)
         elif info.is_required():
-            _error(errors, "missing", where, "Field required", value)
+            _error(errors, "missing", (*loc, info.alias or name), value)
             continue
         else:
-            key = MISSING
-        if key is MISSING:
-            raw = info.get_default()
+            raw, where = info.get_default(), (*loc, info.alias or name)
+        for hook in early:
+            args = (cls, raw, ValidationInfo(data)) if hook.takes_info else (cls, raw)
+            raw = _run(hook.func, args, where, errors, raw)
+            if raw is _BAD:
+                break
         else:
-            used.add(key)
-            raw = value[key]
-            where = (*loc, key)  # as the input names it (by name or by alias)
-        checked = schema.checks[name](raw, where, errors, data)
-        if checked is not _BAD:
-            data[name] = checked
+            checked = _check(shape, raw, where, errors)
+            if checked is not _BAD and limits:
+                checked = _limits(info, checked, where, errors)
+            for hook in late if checked is not _BAD else ():
+                args = (cls, checked, ValidationInfo(data)) if hook.takes_info else (cls, checked)
+                checked = _run(hook.func, args, where, errors, checked)
+                if checked is _BAD:
+                    break
+            if checked is not _BAD:
+                data[name] = checked
     for key in value:
         if key in used:
             continue
         if isinstance(key, str):
-            _error(
-                errors,
-                "extra_forbidden",
-                (*loc, key),
-                "Extra inputs are not permitted",
-                value[key],
-            )
+            _error(errors, "extra_forbidden", (*loc, key), value[key])
         else:
-            _error(errors, "invalid_key", (*loc, _key_loc(key)), "Keys should be strings", key)
-    return data
-
-
-def _after(cls: type[Record], record: Record, loc: Loc, errors: list[ErrorDict]) -> Any:
-    for hook in _schema(cls).after:
-        try:
-            hook.func(record)
-        except (ValueError, AssertionError) as exc:
-            return _value_error(errors, loc, exc, record)
+            _error(errors, "invalid_key", (*loc, _key_loc(key)), key)
+    if len(errors) > before:
+        return _BAD
+    record = cls.__new__(cls)
+    record.__dict__.update(data)
+    for hook in schema.after:
+        if _run(hook.func, (record,), loc, errors, record) is _BAD:
+            return _BAD
     return record
 
 
-def _value_error(errors: list[ErrorDict], loc: Loc, exc: Exception, value: Any) -> Any:
-    if isinstance(exc, AssertionError):
-        return _error(errors, "assertion_error", loc, f"Assertion failed, {exc}", value)
-    return _error(errors, "value_error", loc, f"Value error, {exc}", value, {"error": exc})
-
-
-def _field_check(
-    cls: type[Record], info: FieldInfo, hooks: list[_Hook]
-) -> Callable[[Any, Loc, list[ErrorDict], dict[str, Any]], Any]:
-    check = _compile(info.annotation)
-    limits = _limits(info)
-    before = [h for h in hooks if h.mode == "before"]
-    after = [h for h in hooks if h.mode == "after"]
-
-    def run(value: Any, loc: Loc, errors: list[ErrorDict], data: dict[str, Any]) -> Any:
-        for hook in before:
-            try:
-                value = (
-                    hook.func(cls, value, ValidationInfo(data))
-                    if hook.takes_info
-                    else (hook.func(cls, value))
-                )
-            except (ValueError, AssertionError) as exc:
-                return _value_error(errors, loc, exc, value)
-        value = check(value, loc, errors)
-        if value is _BAD:
-            return _BAD
-        for limit in limits:
-            if limit(value, loc, errors) is _BAD:
-                return _BAD
-        for hook in after:
-            try:
-                value = (
-                    hook.func(cls, value, ValidationInfo(data))
-                    if hook.takes_info
-                    else (hook.func(cls, value))
-                )
-            except (ValueError, AssertionError) as exc:
-                return _value_error(errors, loc, exc, value)
-        return value
-
-    return run
-
-
-def _limits(info: FieldInfo) -> list[Check]:
-    out: list[Check] = []
-    if info.min_length is not None:
-        least = info.min_length
-
-        def min_length(value: Any, loc: Loc, errors: list[ErrorDict]) -> Any:
-            if len(value) >= least:
-                return value
-            unit = "character" if least == 1 else "characters"
-            return _error(
-                errors,
-                "string_too_short",
-                loc,
-                f"String should have at least {least} {unit}",
-                value,
-                {"min_length": least},
-            )
-
-        out.append(min_length)
-    for name, words, holds in (
-        ("gt", "greater than", lambda v, b: v > b),
-        ("ge", "greater than or equal to", lambda v, b: v >= b),
-        ("le", "less than or equal to", lambda v, b: v <= b),
-    ):
+def _limits(info: FieldInfo, value: Any, loc: Loc, errors: list[ErrorDict]) -> Any:
+    """The value when it keeps the field's ``min_length``, ``gt``, ``ge`` and ``le``."""
+    least = info.min_length
+    if least is not None and len(value) < least:
+        message = f"String should have at least {least} character{'' if least == 1 else 's'}"
+        return _error(errors, "string_too_short", loc, value, message, {"min_length": least})
+    for name, words, holds in _BOUNDS:
         bound = getattr(info, name)
-        if bound is not None:
-            out.append(_bound(name, words, holds, bound))
-    return out
+        if bound is not None and not holds(value, bound):
+            return _error(
+                errors, name, loc, value, f"Input should be {words} {bound}", {name: bound}
+            )
+    return value
 
 
-def _bound(name: str, words: str, holds: Callable[[Any, Any], bool], bound: Any) -> Check:
-    def check(value: Any, loc: Loc, errors: list[ErrorDict]) -> Any:
-        if holds(value, bound):
-            return value
-        return _error(errors, name, loc, f"Input should be {words} {bound}", value, {name: bound})
-
-    return check
+_BOUNDS = (
+    ("gt", "greater than", operator.gt),
+    ("ge", "greater than or equal to", operator.ge),
+    ("le", "less than or equal to", operator.le),
+)
 
 
-def _compile(annotation: Any) -> Check:
-    """The check of one annotation (see the module's documentation for what is supported)."""
-    if annotation is Any:
-        return lambda value, loc, errors: value
-    scalar = SCALARS.get(annotation)
-    if scalar is not None:
-        return scalar
-    origin, args = get_origin(annotation), get_args(annotation)
-    if origin is None and isinstance(annotation, type) and issubclass(annotation, Record):
-        model = annotation
-        return lambda value, loc, errors: _record(model, value, loc, errors)
-    if origin is Literal:
-        return _literal(args)
-    if origin in (Union, _UnionType):
-        return _union(args)
-    if origin is list or (origin is tuple and len(args) == 2 and args[1] is Ellipsis):
-        return _sequence(origin, _compile(args[0]))
-    if origin is dict:
-        return _mapping(_compile(args[0]), _compile(args[1]))
-    raise TypeError(f"krmlib records do not support the annotation {annotation!r}")
-
-
-_UnionType: Any = type(int | None)
-
-
-def _literal(allowed: tuple[Any, ...]) -> Check:
-    shown = [repr(a) for a in allowed]
-    expected = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
-
-    def check(value: Any, loc: Loc, errors: list[ErrorDict]) -> Any:
-        for choice in allowed:
-            if value == choice and type(value) is type(choice):
-                return choice
-        return _error(
-            errors,
-            "literal_error",
-            loc,
-            f"Input should be {expected}",
-            value,
-            {"expected": expected},
-        )
-
-    return check
-
-
-def _union(members: tuple[Any, ...]) -> Check:
-    nullable = type(None) in members
-    others = [m for m in members if m is not type(None)]
-    if len(others) == 1:  # X | None: X's errors at the field itself
-        inner = _compile(others[0])
-        return lambda value, loc, errors: None if value is None else inner(value, loc, errors)
-    checks = [(_tag(m), _compile(m)) for m in others]
-
-    def check(value: Any, loc: Loc, errors: list[ErrorDict]) -> Any:
-        if value is None and nullable:
-            return None
-        failures: list[ErrorDict] = []
-        for tag, member in checks:
-            attempt: list[ErrorDict] = []
-            result = member(value, (*loc, tag), attempt)
-            if not attempt:
-                return result
-            failures += attempt
-        errors += failures
-        return _BAD
-
-    return check
-
-
-def _tag(annotation: Any) -> str:
-    """The name of a union member in an error's location (as pydantic writes it)."""
-    if annotation is Any:
-        return "any"
-    origin, args = get_origin(annotation), get_args(annotation)
-    if origin is None and isinstance(annotation, type):
-        return annotation.__name__
-    if origin is Literal:
-        return f"literal[{','.join(repr(a) for a in args)}]"
-    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
-        return f"tuple[{_tag(args[0])}, ...]"
-    name = getattr(origin, "__name__", str(origin))
-    return f"{name}[{','.join(_tag(a) for a in args)}]"
-
-
-def _sequence(kind: Any, item: Check) -> Check:
-    message = "Input should be a valid list" if kind is list else "Input should be a valid tuple"
-    error_type = "list_type" if kind is list else "tuple_type"
-
-    def check(value: Any, loc: Loc, errors: list[ErrorDict]) -> Any:
-        if not isinstance(value, list | tuple | set | frozenset):
-            return _error(errors, error_type, loc, message, value)
-        before = len(errors)
-        out = [item(v, (*loc, i), errors) for i, v in enumerate(value)]
-        if len(errors) > before:
-            return _BAD
-        return out if kind is list else tuple(out)
-
-    return check
-
-
-def _mapping(key_check: Check, value_check: Check) -> Check:
-    def check(value: Any, loc: Loc, errors: list[ErrorDict]) -> Any:
-        if not isinstance(value, Mapping):
-            return _error(errors, "dict_type", loc, "Input should be a valid dictionary", value)
-        before = len(errors)
-        out = {}
-        for key, item in value.items():
-            where = (*loc, _key_loc(key))
-            checked_key = key_check(key, (*where, "[key]"), errors)
-            checked = value_check(item, where, errors)
-            if checked_key is not _BAD and checked is not _BAD:
-                out[checked_key] = checked
-        return _BAD if len(errors) > before else out
-
-    return check
+def _run(
+    func: Callable[..., Any], args: tuple[Any, ...], loc: Loc, errors: list[ErrorDict], value: Any
+) -> Any:
+    """A validator's result, or _BAD when it raised ValueError or AssertionError."""
+    try:
+        return func(*args)
+    except AssertionError as exc:
+        return _error(errors, "assertion_error", loc, value, f"Assertion failed, {exc}")
+    except ValueError as exc:
+        return _error(errors, "value_error", loc, value, f"Value error, {exc}", {"error": exc})
 
 
 __all__ = [
