@@ -65,9 +65,7 @@ class FunctionConfig(Record):
         ``spec.parent.name`` in the typed form (and when there is no config), ``data.parent-name``
         in the ConfigMap form, where a list is one key (``files[0]`` is ``data.files``).
         """
-        if self.form == "spec":
-            return f"spec.{path}" if path else "spec"
-        return self.configmap_key_of(path)
+        return _in_form(type(self), path, self.form)
 
     @classmethod
     def configmap_keys(cls) -> dict[str, str]:

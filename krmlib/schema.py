@@ -8,7 +8,7 @@ its annotation, as pydantic's lax mode does (the configs were pydantic models be
 and the errors read the same): ``"3"`` is an int, ``"yes"`` a bool, an int a float, never an int
 a string. Supported annotations: ``str``, ``bool``, ``int``, ``float``, ``Any``, ``Literal[...]``,
 ``X | None``, unions of those, ``list[T]``, ``tuple[T, ...]``, ``dict[K, V]`` and nested Records:
-what a YAML config holds (values come from YAML, so bytes are not strings here).
+what a YAML config holds (bytes, from ``!!binary``, read as text).
 
 Unknown fields are errors; defaults are validated like given values. ``@field_validator(name)``
 checks a field after its type (``mode="before"``: the raw value, before it); with a third
@@ -16,8 +16,10 @@ parameter it gets a :class:`ValidationInfo` whose ``data`` holds the fields vali
 ``@model_validator(mode="before")`` rewrites the raw input, ``mode="after"`` checks the record.
 A validator raises ``ValueError`` to reject (``Value error, <message>``).
 
-A failure raises :class:`RecordError`, whose ``errors()`` has pydantic's shape (``type``,
-``loc``, ``msg``, ``input``, ``ctx``): :func:`krmlib.models.validation_errors` reads both.
+Each class is read once, on first use: its fields, and each annotation as a shape (a tuple) that
+one walker, :func:`_check`, follows for every value. A failure raises :class:`RecordError`, whose
+``errors()`` has pydantic's shape (``type``, ``loc``, ``msg``, ``input``, ``ctx``):
+:func:`krmlib.models.validation_errors` reads both.
 
 Why not pydantic: importing it costs about 100 ms, more than a function's whole start-up budget
 (issue 17.3). pydantic stays for :meth:`KubeObject.as_model` only.
@@ -157,8 +159,8 @@ class _Schema:
     def __init__(self, cls: type[Record]) -> None:
         hooks = [v for k in reversed(cls.__mro__) for v in vars(k).values() if isinstance(v, _Hook)]
         self.fields: dict[str, FieldInfo] = {}
-        # per field: (name, info, shape, before validators, after validators, has limits)
-        self.plan: list[tuple[str, FieldInfo, Shape, list[_Hook], list[_Hook], bool]] = []
+        # per field: name, info, shape, steps (its validators; None: its type), has limits
+        self.plan: list[tuple[str, FieldInfo, Shape, tuple[_Hook | None, ...], bool]] = []
         for name, annotation in typing.get_type_hints(cls).items():
             if name.startswith("_") or get_origin(annotation) is ClassVar:
                 continue
@@ -169,10 +171,10 @@ class _Schema:
             info.__dict__.update(vars(declared), name=name, annotation=annotation)
             self.fields[name] = info
             mine = [h for h in hooks if name in h.names]
-            limits = (info.min_length, info.gt, info.ge, info.le) != (None,) * 4
             before = [h for h in mine if h.mode == "before"]
-            after = [h for h in mine if h.mode == "after"]
-            self.plan.append((name, info, _shape(annotation), before, after, limits))
+            steps = (*before, None, *[h for h in mine if h.mode == "after"])
+            limits = (info.min_length, info.gt, info.ge, info.le) != (None,) * 4
+            self.plan.append((name, info, _shape(annotation), steps, limits))
         for hook in hooks:
             unknown = [n for n in hook.names if n not in self.fields]
             if unknown:
@@ -306,13 +308,25 @@ _BOOLS = dict.fromkeys(("1", "on", "t", "true", "y", "yes"), True)
 _BOOLS.update(dict.fromkeys(("0", "off", "f", "false", "n", "no"), False))
 
 
+def _text(value: Any) -> Any:
+    """bytes (YAML's ``!!binary``) as text, as pydantic reads them; anything else as it is."""
+    if isinstance(value, bytes):
+        try:
+            return value.decode()
+        except UnicodeDecodeError:
+            pass
+    return value
+
+
 def _str(value: Any) -> str:
+    value = _text(bytes(value) if isinstance(value, bytearray) else value)
     if isinstance(value, str):
         return value
     raise _Invalid("string_type")
 
 
 def _int(value: Any) -> int:
+    value = _text(value)
     if isinstance(value, float):
         if not math.isfinite(value):
             raise _Invalid("finite_number")
@@ -341,6 +355,7 @@ def _float(value: Any) -> float:
             return float(value)
         except OverflowError:
             raise _Invalid("float_type") from None
+    value = _text(value)
     if not isinstance(value, str):
         raise _Invalid("float_type")
     if _FLOAT_TEXT.match(value.strip(_SPACE)):
@@ -355,17 +370,13 @@ def _float(value: Any) -> float:
 def _bool(value: Any) -> bool:
     if isinstance(value, bool):
         return value
-    if (
-        isinstance(value, float)
-        and math.isfinite(value)
-        and value.is_integer()
-        and abs(value) < _I64
-    ):
+    if isinstance(value, float) and value.is_integer() and abs(value) < _I64:  # not inf, nan
         value = int(value)
     if isinstance(value, int):
         if value in (0, 1):
             return value == 1
         raise _Invalid("bool_parsing" if -_I64 <= value < _I64 else "bool_type")
+    value = _text(value)
     if not isinstance(value, str):
         raise _Invalid("bool_type")
     if value.lower() in _BOOLS:
@@ -480,7 +491,7 @@ def _record(cls: type[Record], value: Any, loc: Loc, errors: list[ErrorDict]) ->
     before = len(errors)
     data: dict[str, Any] = {}
     used: set[Any] = set()
-    for name, info, shape, early, late, limits in schema.plan:
+    for name, info, shape, steps, limits in schema.plan:
         key = info.alias if info.alias is not None and info.alias in value else name
         if key in value:
             used.add(key)
@@ -490,22 +501,18 @@ def _record(cls: type[Record], value: Any, loc: Loc, errors: list[ErrorDict]) ->
             continue
         else:
             raw, where = info.get_default(), (*loc, info.alias or name)
-        for hook in early:
-            args = (cls, raw, ValidationInfo(data)) if hook.takes_info else (cls, raw)
-            raw = _run(hook.func, args, where, errors, raw)
+        for step in steps:
+            if step is None:  # the field's type, then its limits
+                raw = _check(shape, raw, where, errors)
+                if limits and raw is not _BAD:
+                    raw = _limits(info, raw, where, errors)
+            else:
+                args = (cls, raw, ValidationInfo(data)) if step.takes_info else (cls, raw)
+                raw = _run(step.func, args, where, errors, raw)
             if raw is _BAD:
                 break
         else:
-            checked = _check(shape, raw, where, errors)
-            if checked is not _BAD and limits:
-                checked = _limits(info, checked, where, errors)
-            for hook in late if checked is not _BAD else ():
-                args = (cls, checked, ValidationInfo(data)) if hook.takes_info else (cls, checked)
-                checked = _run(hook.func, args, where, errors, checked)
-                if checked is _BAD:
-                    break
-            if checked is not _BAD:
-                data[name] = checked
+            data[name] = raw
     for key in value:
         if key in used:
             continue

@@ -8,7 +8,18 @@ from typing import Any, Literal
 
 import pytest
 
-from krmlib import Field, Record, RecordError, ValidationInfo, field_validator, model_validator
+from krmlib import (
+    ConfigError,
+    Field,
+    FunctionConfig,
+    KubeObject,
+    Record,
+    RecordError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+    parse_config,
+)
 from krmlib.models import field_annotation, validation_errors
 
 
@@ -121,6 +132,12 @@ def test_an_unsupported_annotation_or_validator_is_a_declaration_error() -> None
     with pytest.raises(TypeError, match="do not support"):
         Odd()
 
+    class Hidden(Record):  # behind a None default, the value never reaches it: still refused
+        when: set[str] | None = None
+
+    with pytest.raises(TypeError, match="do not support the annotation set"):
+        Hidden()
+
     class Misnamed(Record):
         a: str = ""
 
@@ -131,3 +148,29 @@ def test_an_unsupported_annotation_or_validator_is_a_declaration_error() -> None
 
     with pytest.raises(TypeError, match="unknown fields"):
         Misnamed()
+
+
+def test_binary_yaml_values_read_as_text() -> None:
+    """YAML's ``!!binary`` gives bytes: a str, int, float or bool field reads them as text."""
+
+    class Tagged(FunctionConfig):
+        KIND = "Tagged"
+        name: str = ""
+        count: int = 0
+        weight: float = 0.0
+        on: bool = False
+
+    def spec(text: str) -> KubeObject:
+        return KubeObject.from_yaml(
+            f"apiVersion: krmfn.dev/v1alpha1\nkind: Tagged\nmetadata: {{name: x}}\nspec:\n{text}"
+        )
+
+    binary = "  name: !!binary aGk=\n  count: !!binary Mw==\n  weight: !!binary MS41\n"
+    config = parse_config(Tagged, spec(binary + "  on: !!binary eWVz\n"))
+    assert (config.name, config.count, config.weight, config.on) == ("hi", 3, 1.5, True)
+    with pytest.raises(ConfigError) as info:
+        parse_config(Tagged, spec("  name: !!binary //4=\n  count: !!binary //4=\n"))
+    assert info.value.message == (
+        "invalid config: spec.name: Input should be a valid string; "
+        "spec.count: Input should be a valid integer"
+    )
