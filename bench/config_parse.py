@@ -38,9 +38,8 @@ def _example(name: str, kind: str) -> str:
 def _forget(cls: type[Any]) -> None:
     """Make every record class as if never used (what a new process sees)."""
     for sub in cls.__subclasses__():
-        for attr in ("__krm_schema__",):
-            if attr in sub.__dict__:
-                type.__delattr__(sub, attr)
+        if "__krm_schema__" in sub.__dict__:  # the class as read on first use (krmlib.schema)
+            type.__delattr__(sub, "__krm_schema__")
         _forget(sub)
 
 
