@@ -319,7 +319,8 @@ def _text(value: Any) -> Any:
 
 
 def _str(value: Any) -> str:
-    value = _text(bytes(value) if isinstance(value, bytearray) else value)
+    if not isinstance(value, str):
+        value = _text(bytes(value) if isinstance(value, bytearray) else value)
     if isinstance(value, str):
         return value
     raise _Invalid("string_type")
