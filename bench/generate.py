@@ -237,16 +237,33 @@ OWNER = "specializer.nephio.org/owner"
 
 
 def nephio_package_files(size: int) -> dict[str, str]:
-    """The "nephio" shape as {relative path: text}: about ``size`` resources (three per
-    Interface), with a condition per Interface, claim and NAD in the Kptfile."""
+    """The "nephio" shape as {relative path: text}: about ``size`` resources, a quarter of them
+    Interfaces and their claims (as a quarter of the mixed shape are Interfaces), the rest the
+    mixed shape's Deployments, Services and ConfigMaps; a condition per Interface, claim and NAD
+    in the Kptfile."""
+    return _nephio_files(size, dense=False)
+
+
+def nephio_dense_package_files(size: int) -> dict[str, str]:
+    """The "nephio-dense" shape: every resource an Interface or one of its claims (three per
+    Interface), the worst case for nad-generator."""
+    return _nephio_files(size, dense=True)
+
+
+def _nephio_files(size: int, dense: bool) -> dict[str, str]:
     rng = random.Random(f"{SEED}-nephio-{size}")
+    fillers = random.Random(f"{SEED}-nephio-fill-{size}")
+    per_interface = 3 if dense else 12  # the Interface, its two claims (and nine others)
     files = {"workload-cluster.yaml": WORKLOAD_CLUSTER}
     files["networks.yaml"] = "---\n".join(
         NETWORK.format(name=name, index=index + 1) for index, name in enumerate(NEPHIO_NETWORKS)
     )
     conditions: list[str] = []
     docs: list[str] = []
-    for index in range(max(1, (size - 4) // 3)):
+    for index in range(max(1, (size - 4) // per_interface)):
+        for filler in range(per_interface - 3):
+            kind = fillers.choices(KINDS[1:], WEIGHTS[1:])[0]
+            docs.append(MAKERS[kind](fillers, index * 9 + filler))
         itf = f"n{rng.choice((3, 4, 6, 9))}-{index:06d}"
         claim = f"upf-bench-{itf}"
         network = rng.choice(NEPHIO_NETWORKS)
@@ -299,6 +316,7 @@ def nephio_package_files(size: int) -> dict[str, str]:
 SHAPES: dict[str, Callable[[int], dict[str, str]]] = {
     "mixed": package_files,
     "nephio": nephio_package_files,
+    "nephio-dense": nephio_dense_package_files,
 }
 
 
@@ -357,7 +375,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="directory (default bench/out/size-N)")
     parser.add_argument("--force", action="store_true", help="regenerate even if up to date")
     parser.add_argument(
-        "--shape", choices=sorted(SHAPES), default="mixed", help="mixed, or nephio (specialized)"
+        "--shape",
+        choices=sorted(SHAPES),
+        default="mixed",
+        help="mixed, nephio (specialized, a quarter NAD inputs) or nephio-dense",
     )
     args = parser.parse_args(argv)
     target = generate(args.size, args.out, force=args.force, shape=args.shape)

@@ -73,7 +73,9 @@ REFERENCES = {
 DEFAULT_REFERENCES = ("noop", "read-interfaces")
 # Functions measured on a package of another shape (bench/generate.py --shape), against that
 # package's own `kpt fn source` and size: nad-generator needs a specialized package (issue 26).
-SHAPES = {"nad-generator": "nephio"}
+# The first shape is the one its targets are judged on; the others are reported (a row
+# "<function> (<shape>)") without a target.
+SHAPES = {"nad-generator": ("nephio", "nephio-dense")}
 EVAL_SUFFIX = " (kpt fn eval)"
 TIMED_OUT = -9
 
@@ -395,22 +397,26 @@ def bench_size(size: int, args: argparse.Namespace, report: Report, work: Path) 
     add("cat ResourceList", ["cat", str(rl)], None, False)
     add("kpt fn eval --exec cat", eval_command(None, copy), None, True)
     for fn in report.functions:
-        shape = SHAPES.get(fn.name)
-        if shape is not None:
-            shaped = generate.generate(size, shape=shape)
-            what = f"kpt fn source ({shape})"
-            if report.find(size, what) is None:
-                add(
-                    what,
-                    ["kpt", "fn", "source", str(shaped / generate.PKG_NAME)],
-                    None,
-                    False,
-                    shaped=shaped,
+        shapes = SHAPES.get(fn.name)
+        if shapes is not None:
+            for number, shape in enumerate(shapes):
+                shaped = generate.generate(size, shape=shape)
+                what = f"kpt fn source ({shape})"
+                if report.find(size, what) is None:
+                    add(
+                        what,
+                        ["kpt", "fn", "source", str(shaped / generate.PKG_NAME)],
+                        None,
+                        False,
+                        shaped=shaped,
+                    )
+                name = fn.name if number == 0 else f"{fn.name} ({shape})"
+                fn_rl = with_config(
+                    shaped / generate.RL_NAME, fn.config, shaped / f"rl-{fn.name}.yaml"
                 )
-            fn_rl = with_config(shaped / generate.RL_NAME, fn.config, shaped / f"rl-{fn.name}.yaml")
-            add(fn.name, fn.command, fn_rl, False, paired=True, shaped=shaped)
-            if args.eval:
-                add(fn.name + EVAL_SUFFIX, eval_command(fn, copy), None, True, shaped=shaped)
+                add(name, fn.command, fn_rl, False, paired=True, shaped=shaped)
+                if args.eval and number == 0:
+                    add(fn.name + EVAL_SUFFIX, eval_command(fn, copy), None, True, shaped=shaped)
             continue
         fn_rl = with_config(rl, fn.config, target / f"rl-{fn.name}.yaml")
         add(fn.name, fn.command, fn_rl, False, paired=args.paired)

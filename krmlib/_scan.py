@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from sys import intern
 
+from ._yaml import _resolve as resolve_plain
+
 _VALUE_OK = re.compile(r"^[A-Za-z0-9._/:@+-]*$")
 
 
@@ -136,3 +138,168 @@ def _block_end(text: str, start: int, indent: int) -> int:
     """Where the block that starts at ``start`` ends: the next line indented ``indent`` or less."""
     match = _BLOCK_END[indent].search(text, start)
     return match.start() if match else len(text)
+
+
+# --- a value at a path ------------------------------------------------------------------------
+#
+# ``scan_value`` answers ``obj.get("status")`` or ``obj.get("spec.networkInstance.name")`` from an
+# unparsed item's text when the path runs through block maps and ends at a plain or simply quoted
+# one-line scalar, or at a block map of such maps and scalars: what kpt writes. Anything it does
+# not read with certainty (a list, a flow collection other than ``{}``/``[]``, a block or
+# multi-line scalar, an anchor, an alias, a tag, an escape, a quoted or complex key, a key the
+# YAML core schema reads as a boolean or null, a duplicate key, a tab, non-ASCII text) answers
+# UNSURE and the caller parses the item: a certain answer is always the parser's answer
+# (tests/test_scan_value.py compares the two on generated YAML and on every testdata document).
+
+UNSURE: object = object()  # parse the item instead
+ABSENT: object = object()  # the path is certainly not there
+_SCAN_LIMIT = 65536  # bigger items are parsed (a scan that gives up would cost twice)
+_MAX_INDENT = 40
+# The next line indented at most n (its indent, its text): deeper lines are skipped in C.
+_AT_MOST: dict[int, re.Pattern[str]] = {}
+_NEXT_LINE = re.compile(r"\n( *)([^ \n][^\n]*)")  # the next line that is not blank
+_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_./-]*):(?:$| +(.*))")
+_PLAIN_OK = re.compile(r"[ -~]*")  # printable ASCII: no character a plain scalar treats apart
+_PLAIN_FIRST_BAD = frozenset("?:,[]{}#&*!|>'\"%@`")
+_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
+
+Level = dict[str, tuple[int, str | None]]
+
+
+class _Unsure(Exception):
+    pass
+
+
+def scan_value(text: str, item_form: bool, keys: tuple[str, ...]) -> object:
+    """The plain value at ``keys`` (strings) in an item's text (an ``items`` entry: ``- `` and
+    two-space indent; else a document), :data:`ABSENT`, or :data:`UNSURE`."""
+    if not keys or len(text) > _SCAN_LIMIT or "\t" in text or "\r" in text:
+        return UNSURE
+    if item_form:
+        if not text.startswith("- "):
+            return UNSURE
+        text, indent = "\n  " + text[2:], 2
+    else:
+        text, indent = "\n" + text, 0
+    try:
+        at = 0
+        last = len(keys) - 1
+        for depth, key in enumerate(keys):
+            found = _level(text, at, indent).get(key)
+            if found is None:
+                return ABSENT
+            at, rest = found
+            if depth == last:
+                return _value(text, at, indent, rest)
+            if rest is not None:
+                return UNSURE  # a scalar or a flow collection where the path goes on
+            child = _child_indent(text, at, indent)
+            if child is None:
+                return ABSENT  # null: nothing under it
+            indent = child
+    except _Unsure:
+        return UNSURE
+    return UNSURE
+
+
+def _level(text: str, at: int, indent: int) -> Level:
+    """The keys of the block map whose entries follow offset ``at`` (a newline) with ``indent``:
+    {key: (offset of the end of its line, the rest of the line or None when empty)}."""
+    finder = _AT_MOST.get(indent)
+    if finder is None:
+        if indent > _MAX_INDENT:
+            raise _Unsure
+        finder = _AT_MOST[indent] = re.compile(r"\n( {0,%d})([^ \n][^\n]*)" % indent)  # noqa: UP031
+    found: Level = {}
+    open_key = False  # the last key's value is on the following lines (a list may sit level)
+    for match in finder.finditer(text, at):
+        spaces, body = match.groups()
+        if body[0] == "#":
+            continue  # a comment line
+        if len(spaces) < indent:
+            break  # the map ended
+        if body[0] == "-" and (len(body) == 1 or body[1] == " "):
+            if not open_key:
+                raise _Unsure
+            continue  # a list written level with its key
+        key_line = _KEY_LINE.fullmatch(body)
+        if key_line is None:
+            raise _Unsure
+        key = intern(key_line.group(1))
+        if key in found or (key[0] in "nNtTfF" and resolve_plain(key) is not key):
+            raise _Unsure
+        rest = _strip_comment(key_line.group(2) or "")
+        if rest and rest[0] in "'\"[{":
+            _quoted_or_empty(rest)  # a value that could go on over lines: unsure unless closed
+        found[key] = (match.end(), rest or None)
+        open_key = not rest
+    return found
+
+
+def _child_indent(text: str, at: int, indent: int) -> int | None:
+    """The indent of the block map under the key whose line ends at ``at`` (None: the value is
+    null); a list under it is unsure."""
+    for match in _NEXT_LINE.finditer(text, at):
+        spaces, body = match.groups()
+        if body[0] == "#":
+            continue
+        if body[0] == "-" and (len(body) == 1 or body[1] == " "):
+            raise _Unsure  # a list
+        return len(spaces) if len(spaces) > indent else None
+    return None
+
+
+def _strip_comment(rest: str) -> str:
+    """The value text without a trailing comment (a quoted value is read by the caller)."""
+    rest = rest.strip(" ")
+    if not rest or rest[0] == "#":
+        return ""
+    if rest[0] in ("'", '"'):
+        return rest
+    cut = rest.find(" #")
+    return rest[:cut].rstrip(" ") if cut >= 0 else rest
+
+
+def _quoted_or_empty(rest: str) -> object:
+    """A quoted one-line scalar (its string), or ``{}``/``[]``; unsure for anything else."""
+    if rest == "{}":
+        return {}
+    if rest == "[]":
+        return []
+    quote = rest[0]
+    if quote not in ("'", '"'):
+        raise _Unsure
+    close = rest.find(quote, 1)
+    if close < 0:
+        raise _Unsure  # goes on over lines
+    inner, after = rest[1:close], rest[close + 1 :]
+    if quote == '"' and "\\" in inner:
+        raise _Unsure  # escapes: the parser reads them
+    if after and not (after[0] == " " and after.lstrip(" ")[:1] in ("", "#")):
+        raise _Unsure  # '' inside a single-quoted scalar, or text after the quote
+    if not _PLAIN_OK.fullmatch(inner):
+        raise _Unsure
+    return inner
+
+
+def _value(text: str, at: int, indent: int, rest: str | None) -> object:
+    """The value of the key whose line ends at ``at``: a one-line scalar, or the map under it."""
+    if rest is None:
+        child = _child_indent(text, at, indent)
+        if child is None:
+            return None
+        return {
+            key: _value(text, end, child, sub)
+            for key, (end, sub) in _level(text, at, child).items()
+        }
+    following = _NEXT_LINE.search(text, at)
+    if following is not None and len(following.group(1)) > indent:
+        raise _Unsure  # a scalar that goes on over deeper lines (or a comment there)
+    first = rest[0]
+    if first in "'\"[{":
+        return _quoted_or_empty(rest)
+    if first in _PLAIN_FIRST_BAD or (first == "-" and rest[1:2] in ("", " ")):
+        raise _Unsure
+    if ": " in rest or rest[-1] == ":" or not _PLAIN_OK.fullmatch(rest):
+        raise _Unsure
+    return None if rest in _NULLS else resolve_plain(rest)

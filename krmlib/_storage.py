@@ -199,7 +199,21 @@ class Storage:
         return self.plain
 
     def read_at(self, keys: tuple[Key, ...], obj: KubeObject) -> Any:
-        """The live value at ``keys`` (no copy), or :data:`MISSING`; ``obj`` names errors."""
+        """The live value at ``keys`` (no copy), or :data:`MISSING`; ``obj`` names errors.
+
+        While the text is unparsed, a path of keys is first scanned from it
+        (:func:`krmlib._scan.scan_value`: a few fields of thousands of items without building
+        them); the scan gives way to a parse whenever it is not certain."""
+        if (
+            self.node is None
+            and self.plain is None
+            and self.text is not None
+            and keys
+            and all(type(key) is str for key in keys)
+        ):
+            found = _scan.scan_value(self.src, self.form == "item", keys)  # type: ignore[arg-type]
+            if found is not _scan.UNSURE:
+                return MISSING if found is _scan.ABSENT else found
         return walk(self.read(), keys, obj)
 
     def release(self) -> None:
@@ -360,16 +374,19 @@ class Storage:
         self.spliced_at(keys)
         return True
 
-    def splice_insert(self, keys: tuple[Key, ...], at: int, inserted: tuple[str, ...]) -> None:
-        """Insert the pieces ``inserted`` at offset ``at`` of the text (a write at ``keys`` that
-        a caller placed, as the splicer would): a span of the input keeps its span with the
-        pieces as its patch, so a big insertion is neither joined, copied nor compared."""
+    def splice_insert(
+        self, keys: tuple[Key, ...], at: int, inserted: tuple[str, ...], removed: int = 0
+    ) -> None:
+        """Put the pieces ``inserted`` in place of ``removed`` characters at offset ``at`` of the
+        text (a write at ``keys`` that a caller placed, as the splicer would): a span of the
+        input keeps its span with the pieces as its patch, so a big edit is neither joined,
+        copied nor compared."""
         assert self.node is None and self.text is not None
         if self.stop >= 0 and self.patch is None:
-            self.patch = (self.start + at, 0, inserted)
+            self.patch = (self.start + at, removed, inserted)
         else:
             src = self.src
-            self.edit_src(src[:at] + "".join(inserted) + src[at:])
+            self.edit_src(src[:at] + "".join(inserted) + src[at + removed :])
         self.spliced_at(keys)
 
     def spliced_at(self, keys: tuple[Key, ...]) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import sys
+from sys import intern
 from typing import Any
 
 from ._libyaml import (
@@ -208,8 +209,12 @@ def _build(text: str) -> Any:
                     if key is _NO_KEY:
                         if value in current:
                             raise _Unusual  # the full loader words the error
-                        key = value
+                        # Interned: the same keys repeat in every item (memory, faster lookups).
+                        key = intern(value) if type(value) is str else value
                     else:
+                        # Short values interned too: "True", "v1", a reason shared by conditions.
+                        if type(value) is str and len(value) <= 48:
+                            value = intern(value)
                         current[key] = value
                         key = _NO_KEY
                 elif current is not None:

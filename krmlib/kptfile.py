@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal, NamedTuple
 
 from . import _emit, _yaml
-from ._storage import of
+from ._storage import MISSING, of
 from .errors import KrmError
 from .object import KubeObject
 
@@ -107,7 +107,14 @@ class Conditions:
 
     def _load(self) -> None:
         kptfile = self.kptfile
-        raw = kptfile.get(self._PATH, []) if kptfile is not None else []
+        # Read live, not copied: the entries are replaced on set, never edited (thousands of
+        # conditions in a big package: one copy of them, not two).
+        raw: Any = []
+        if kptfile is not None and of(kptfile).has_text():
+            raw = of(kptfile).read_at(self._PATH, kptfile)
+            raw = None if raw is MISSING else raw
+        elif kptfile is not None:
+            raw = kptfile.get(self._PATH, [])
         # The input's entries (dicts, or whatever the list held), then the new ones: each the
         # text of its list entry (see _indent), or a dict when the small emitter cannot write it.
         # None: removed.
@@ -264,12 +271,15 @@ class Conditions:
             return False
         at, _, indent = point
         old = [_emit.seq_entry(v, indent) if isinstance(v, dict) else None for v in self._input]
-        if any(text is None for text in old):
+        start = at - sum(len(text) for text in old if text is not None)
+        if start < 0 or any(text is None for text in old):
             return False
-        old_text = "".join(t for t in old if t is not None)
-        start = at - len(old_text)
-        if start < 0 or src[start:at] != old_text:
-            return False
+        pos = start
+        for text in old:  # the list's text is the emitter's text of what was read
+            assert text is not None
+            if not src.startswith(text, pos):
+                return False
+            pos += len(text)
         # The entries start right after the key (else the list holds more than was read).
         key = f"\n{' ' * indent}{self._PATH[-1]}:\n"  # a compact list: "- " under the key
         if not src.endswith(key, 0, start):
@@ -280,6 +290,9 @@ class Conditions:
                 continue
             if index >= self._written and isinstance(item, str):
                 new.append(_reindent(item, self._indent, indent))
+                continue
+            if index < self._written and item is self._input[index]:
+                new.append(old[index] or "")  # unchanged: its text as it is
                 continue
             text = _emit.seq_entry(item, indent) if isinstance(item, dict) else None
             if text is None:
@@ -294,8 +307,7 @@ class Conditions:
             new.append(text)
         if not new:
             return False  # an empty list: the general way writes `conditions: []`
-        store.edit_src(src[:start] + "".join(new) + src[at:])
-        store.spliced_at(self._PATH)
+        store.splice_insert(self._PATH, start, tuple(new), at - start)
         self._stale = True  # read again if used after the flush
         return True
 

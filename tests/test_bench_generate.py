@@ -116,3 +116,38 @@ def test_cache_reused_and_output_deterministic(tmp_path: Path) -> None:
     assert rl.stat().st_mtime_ns == mtime
     second = generate.generate(SIZE, tmp_path / "two")
     assert tree(first) == tree(second)
+
+
+@pytest.mark.parametrize(("shape", "share"), [("nephio", 0.25), ("nephio-dense", 1.0)])
+def test_the_nephio_shapes_give_nad_generator_its_share_of_work(shape: str, share: float) -> None:
+    """nad-generator's bench package: the share of resources that are Interfaces and their
+    claims (a quarter, as the mixed shape's Interfaces; all of them when dense), each Interface
+    with one NAD condition left to write, which nad-generator writes."""
+    from krmfn.nad_generator.config import Config
+    from krmfn.nad_generator.process import process
+    from krmlib import Conditions, ResourceList
+
+    files = generate.SHAPES[shape](240)
+    docs = [
+        yaml.safe_load(part)
+        for path, text in files.items()
+        if path != "Kptfile"
+        for part in text.split("\n---\n")
+    ]
+    inputs = [d for d in docs if d["kind"] in ("Interface", "IPClaim", "VLANClaim")]
+    assert abs(len(inputs) / len(docs) - share) < 0.05
+    interfaces = {d["metadata"]["name"] for d in docs if d["kind"] == "Interface"}
+    parts = [
+        "\n".join(line for line in part.splitlines() if not line.startswith("#")).strip()
+        for text in files.values()
+        for part in text.split("\n---\n")
+    ]
+    items = "".join("- " + part.replace("\n", "\n  ") + "\n" for part in parts if part)
+    rl = ResourceList.parse(
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + items
+    )
+    process(rl, Config())
+    nads = [obj for obj in rl.items if obj.kind == "NetworkAttachmentDefinition"]
+    assert len(nads) == len(interfaces) > 0
+    conditions = Conditions(rl.items.kptfile)
+    assert all(conditions.status(t) == "True" for t in conditions.types())

@@ -114,6 +114,7 @@ class Package:
                 package.interfaces[obj.name] = obj
             elif shape in (dialect.ip_kind, dialect.vlan_kind):
                 owner = dialect.owner_interface(obj)
+                obj.release()  # its annotations are read: thousands of claims hold no copy
                 if owner:
                     claims = package.claims.setdefault(owner, Claims([], []))
                     (claims.ip if shape == dialect.ip_kind else claims.vlan).append(obj)

@@ -1,0 +1,264 @@
+"""The scan of a value from an unparsed item's text (``krmlib._scan.scan_value``) answers what
+the parser answers, or gives way (UNSURE): never a different value, never a wrong "absent".
+
+Two oracles: hypothesis-made block YAML with every style the scan must refuse or read (comments,
+quotes, lists level with their key, flow collections, block and multi-line scalars, anchors,
+tags, keys the core schema reads as booleans or nulls, duplicate keys), and every YAML document
+under testdata/ (the packages users and upstream wrote), each path of keys in it and a few that
+are not there.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from krmlib import InputError, KubeObject, _scan, _storage, _yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+
+WORDS = st.sampled_from(
+    [
+        "a",
+        "vpc-ran",
+        "10.0.0.1/24",
+        "true",
+        "True",
+        "yes",
+        "null",
+        "~",
+        "0x1F",
+        "0o17",
+        "012",
+        "-5",
+        "1e3",
+        ".5",
+        ".inf",
+        "-.inf",
+        ".nan",
+        "1.10",
+        "with space",
+        "a#b",
+        "a,b]",
+        "it's",
+        "x:y",
+        "12:30",
+        "-",
+        "- x",
+        "a: b",
+        "a:",
+        "&anchor v",
+        "*alias",
+        "!!str 5",
+        "|",
+        ">-",
+        "[a, b]",
+        "{a: 1}",
+        "[]",
+        "{}",
+        "%x",
+        "@x",
+        "`x",
+        "?",
+        "? x",
+        "ünï",
+    ]
+)
+KEYS = st.sampled_from(
+    ["a", "b", "name", "spec", "status", "x.y/z", "true", "null", "No", "on", "_k", "k-1", "a"]
+)
+
+
+def _scalar(draw: st.DrawFn) -> str:
+    word = draw(WORDS)
+    style = draw(st.sampled_from(["plain", "plain", "single", "double", "double-escape"]))
+    if style == "single":
+        return "'" + word.replace("'", "''") + "'"
+    if style == "double":
+        return '"' + word.replace('"', "") + '"'
+    if style == "double-escape":
+        return '"' + word + '\\t"'
+    return word
+
+
+@st.composite
+def block_map(draw: st.DrawFn, indent: int = 0, depth: int = 0) -> list[str]:
+    """The lines of a block map at ``indent`` (some invalid YAML too: the test skips those)."""
+    pad = " " * indent
+    lines: list[str] = []
+    for _ in range(draw(st.integers(1, 4))):
+        key = draw(KEYS)
+        shape = draw(
+            st.sampled_from(
+                ["scalar", "scalar", "map", "map", "list", "level-list", "null", "multi", "block"]
+                if depth < 3
+                else ["scalar", "null"]
+            )
+        )
+        comment = draw(st.sampled_from(["", "", " # c", "  #c"]))
+        if draw(st.integers(0, 9)) == 0:
+            lines.append(f"{pad}# a comment line")
+        if draw(st.integers(0, 12)) == 0:
+            lines.append("")
+        if shape == "scalar":
+            lines.append(f"{pad}{key}: {_scalar(draw)}{comment}")
+        elif shape == "map":
+            child = indent + draw(st.sampled_from([2, 2, 4]))
+            lines.append(f"{pad}{key}:{comment}")
+            lines.extend(draw(block_map(child, depth + 1)))
+        elif shape in ("list", "level-list"):
+            at = indent + (2 if shape == "list" else 0)
+            lines.append(f"{pad}{key}:")
+            for _ in range(draw(st.integers(1, 2))):
+                lines.append(f"{' ' * at}- {_scalar(draw)}")
+        elif shape == "null":
+            lines.append(f"{pad}{key}:{comment}")
+        elif shape == "multi":
+            lines.append(f"{pad}{key}: first")
+            lines.append(f"{pad}  {draw(st.sampled_from(['second', 'b: c', '# not', '- d']))}")
+        else:
+            lines.append(f"{pad}{key}: |")
+            lines.append(f"{pad}  text")
+            lines.append(f"{pad}  {draw(st.sampled_from(['b: c', '# hash', '']))}")
+    return lines
+
+
+def _paths(value: Any, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            if isinstance(key, str):
+                yield (*prefix, key)
+                yield from _paths(sub, (*prefix, key))
+            yield (*prefix, "absent-key")
+
+
+def _check(text: str, item_form: bool) -> int:
+    """Compare the scan with the parse at every path; the number of certain answers."""
+    doc = _storage.Storage(text, "item" if item_form else "doc").doc_text()
+    try:
+        parsed = _yaml.load_plain(doc)
+    except InputError:
+        return 0
+    if not isinstance(parsed, dict):
+        return 0
+    certain = 0
+    for path in [*_paths(parsed), ("absent-key",), ("absent-key", "x")]:
+        found = _scan.scan_value(text, item_form, path)
+        if found is _scan.UNSURE:
+            continue
+        certain += 1
+        expected = _storage.walk(parsed, path)
+        if expected is _storage.MISSING:
+            assert found is _scan.ABSENT, (path, found, text)
+        else:
+            assert found is not _scan.ABSENT, (path, expected, text)
+            assert _same(found, expected), (path, found, expected, text)
+    return certain
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a):
+        return math.isnan(b)
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return bool(a == b)
+
+
+@given(block_map())
+def test_scan_agrees_with_the_parser_on_documents(lines: list[str]) -> None:
+    _check("\n".join(lines) + "\n", item_form=False)
+
+
+@given(block_map(indent=2))
+def test_scan_agrees_with_the_parser_on_items(lines: list[str]) -> None:
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None or lines[first].startswith("  #"):
+        return
+    lines = lines[first:]
+    lines[0] = "- " + lines[0][2:]
+    _check("\n".join(lines) + "\n", item_form=True)
+
+
+def _documents() -> Iterator[tuple[str, str]]:
+    for path in sorted((ROOT / "testdata").rglob("*.yaml")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for index, part in enumerate(text.split("\n---\n")):
+            yield f"{path.relative_to(ROOT)}#{index}", part
+
+
+def test_scan_agrees_with_the_parser_on_every_testdata_document() -> None:
+    certain = documents = 0
+    for _name, text in _documents():
+        documents += 1
+        certain += _check(text, item_form=False)
+    assert documents > 500
+    assert certain > 5000  # the scan reads most of what users write, not only gives way
+
+
+def test_scan_agrees_on_the_items_of_testdata_resource_lists() -> None:
+    from krmlib import ResourceList
+
+    items = 0
+    for path in sorted((ROOT / "testdata").rglob("*.yaml")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if "kind: ResourceList" not in text:
+            continue
+        try:
+            rl = ResourceList.parse(text)
+        except Exception:  # bad-input cases: the reader refuses them
+            continue
+        for obj in rl.items:
+            store = _storage.of(obj)
+            if store.is_item:
+                items += 1
+                _check(store.src, item_form=True)
+    assert items > 200
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "expected"),
+    [
+        ("a:\n  b: 1 # c\n", ("a", "b"), 1),
+        ("a:\n  b: '1'\n", ("a", "b"), "1"),
+        ("a:\n  b:\n  c: x\n", ("a", "b"), None),
+        ("a:\n  b:\n  c: x\n", ("a",), {"b": None, "c": "x"}),
+        ("a:\n- 1\nb: x\n", ("b",), "x"),
+        ("a: {}\n", ("a",), {}),
+        ("a: x\n", ("b",), _scan.ABSENT),
+        ("a:\n  b: first\n    second\n", ("a", "b"), _scan.UNSURE),
+        ("a:\n  b: x\n  b: y\n", ("a", "b"), _scan.UNSURE),
+        ("a:\n  - 1\n", ("a",), _scan.UNSURE),
+        ("a: &x\n  b: 1\n", ("a", "b"), _scan.UNSURE),
+        ('a: "x\n  y"\nb: z\n', ("b",), _scan.UNSURE),
+        ("true: 1\n", ("true",), _scan.UNSURE),
+        ("a:\tb\n", ("a",), _scan.UNSURE),
+    ],
+)
+def test_scan_cases(text: str, path: tuple[str, ...], expected: Any) -> None:
+    found = _scan.scan_value(text, False, path)
+    if expected is _scan.UNSURE or expected is _scan.ABSENT:
+        assert found is expected
+    else:
+        assert _same(found, expected)
+
+
+def test_a_kube_object_reads_scanned_values_without_parsing() -> None:
+    obj = KubeObject(
+        src="- apiVersion: v1\n  kind: X\n  metadata:\n    name: n\n  spec:\n    a:\n      b: 7\n",
+        form="item",
+    )
+    assert obj.get("spec.a.b") == 7
+    assert obj.get("spec.a") == {"b": 7}
+    assert obj.get("spec.c", "d") == "d"
+    assert not obj.has("spec.c")
+    assert _storage.of(obj).plain is None  # nothing was parsed
+    obj.set("spec.a.b", 8)
+    assert obj.get("spec.a.b") == 8  # an edit is read from the edited text
