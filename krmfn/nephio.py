@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from krmlib import KrmError, KubeObject
+from krmlib import KrmError, KubeObject, text_of
 
 # The requirement an NF deployment expresses, and the cluster it lands on.
 INTERFACE_API_VERSION = "req.nephio.org/v1alpha1"
@@ -106,13 +106,16 @@ class ClusterContext(NamedTuple):
 
 
 def spec_text(obj: KubeObject, path: str) -> str:
-    """The scalar at ``path`` as text ('' when absent); KrmError naming the field otherwise."""
+    """The scalar at ``path`` as text, as written (``siteCode: 0123`` is ``0123``; '' when
+    absent); KrmError naming the field when it is not a string or a number."""
     value = obj.get(path)
     if value is None:
         return ""
     if not isinstance(value, str | int | float) or isinstance(value, bool):
         raise KrmError(f"{path} must be a string", obj=obj, field=path)
-    return str(value)
+    if isinstance(value, str):
+        return value
+    return text_of(obj, path) or str(value)  # a string field written as a number
 
 
 def read_workload_cluster(obj: KubeObject) -> WorkloadCluster:

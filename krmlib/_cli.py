@@ -65,12 +65,13 @@ def _new(args: list[str]) -> int:
     from pathlib import Path
 
     from ._scaffold import ScaffoldError, new_project
+    from .errors import KrmError
 
     name = args[0]
     target = Path(args[1]) if len(args) == 2 else Path(name)
     try:
         written = new_project(name, target, version())
-    except ScaffoldError as exc:
+    except (ScaffoldError, KrmError) as exc:
         sys.stderr.write(f"krmlib: {exc}\n")
         return 1
     sys.stdout.write(

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ._atomic import io_error, write_file
+
 TEMPLATES = Path(__file__).resolve().parent / "_templates" / "new"
 NAME = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 # Names whose kind YAML 1.1 reads as another type: the config's kind must stay a plain string.
@@ -53,7 +55,8 @@ def _fill(text: str, values: dict[str, str]) -> str:
 
 def new_project(name: str, target: Path, krmlib_version: str) -> list[Path]:
     """Write the project ``name`` into ``target`` (new or empty), taking krmlib
-    ``krmlib_version``'s minor series; the files written."""
+    ``krmlib_version``'s minor series; the files written, each by krmlib's atomic writer. An
+    I/O error is a :class:`~krmlib.KrmError` naming the file."""
     values = placeholders(name, krmlib_version)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise ScaffoldError(f"{target} exists and is not an empty folder")
@@ -64,7 +67,10 @@ def new_project(name: str, target: Path, krmlib_version: str) -> list[Path]:
         rel = source.relative_to(TEMPLATES)
         rel = rel.with_name(RENAMED.get(rel.name, rel.name))
         dest = target / _fill(rel.as_posix(), values)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_text(_fill(source.read_text(encoding="utf-8"), values), encoding="utf-8")
+        try:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise io_error("create", dest.parent, exc) from None
+        write_file(dest, _fill(source.read_text(encoding="utf-8"), values))
         written.append(dest)
     return written

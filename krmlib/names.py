@@ -5,8 +5,11 @@ Kubernetes validates ``metadata.name`` as a DNS-1123 subdomain for most kinds (l
 letters, digits, ``-`` and ``.``, at most 253 characters, starting and ending with a letter or
 digit); a namespace, and the names of a few kinds (``Namespace``, ``Service``), must be DNS-1123
 labels (no ``.``, at most 63 characters; a Service's name also starts with a letter: DNS-1035).
+A label key is an optional subdomain prefix and ``/``, then a name of at most 63 letters, digits,
+``-``, ``_`` and ``.``; a label value is empty or such a name.
 Upstream: kubernetes/apimachinery ``pkg/util/validation/validation.go`` (``IsDNS1123Label``,
-``IsDNS1123Subdomain``, ``IsDNS1035Label``) and ``pkg/api/validation/objectmeta.go``.
+``IsDNS1123Subdomain``, ``IsDNS1035Label``, ``IsQualifiedName``, ``IsValidLabelValue``) and
+``pkg/api/validation/objectmeta.go``.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ LABEL_NAMED_KINDS = frozenset({"Namespace", "Service"})
 
 _LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_QUALIFIED_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _OTHER = re.compile(r"[^a-z0-9]+")
 _KEEP = MAX_LABEL - HASH_LEN - 1
 
@@ -68,6 +72,39 @@ def subdomain_problem(value: str) -> str | None:
             "starting and ending with a letter or digit"
         )
     return None
+
+
+def _qualified_problem(value: str, what: str) -> str | None:
+    """Why ``value`` is not a label key's name part or a non-empty label value (``what``)."""
+    if len(value) > MAX_LABEL:
+        return f"it is longer than {MAX_LABEL} characters"
+    if _QUALIFIED_NAME.fullmatch(value) is None:
+        return (
+            f"{what} has only letters, digits, '-', '_' and '.', and starts and ends with a "
+            "letter or digit"
+        )
+    return None
+
+
+def label_key_problem(key: str) -> str | None:
+    """Why ``key`` is not a label key, or None when it is one: an optional DNS-1123 subdomain
+    prefix and ``/``, then a name of at most 63 letters, digits, ``-``, ``_`` and ``.``, starting
+    and ending with a letter or digit (``example.com/Site_1``). The reason names the part."""
+    prefix, slash, name = key.rpartition("/")
+    if slash:
+        problem = subdomain_problem(prefix)
+        if problem is not None:
+            return f"its prefix {_shown(prefix)} is not a DNS-1123 subdomain: {problem}"
+    if not name:
+        return "its name, after the '/', is empty" if slash else "it is empty"
+    problem = _qualified_problem(name, "a label key's name")
+    return None if problem is None else f"its name {_shown(name)}: {problem}"
+
+
+def label_value_problem(value: str) -> str | None:
+    """Why ``value`` is not a label value, or None when it is one: empty, or at most 63 letters,
+    digits, ``-``, ``_`` and ``.``, starting and ending with a letter or digit."""
+    return _qualified_problem(value, "a label value") if value else None
 
 
 def name_problem(name: str, kind: str = "") -> str | None:
@@ -161,7 +198,9 @@ __all__ = [
     "check_names",
     "check_object_names",
     "dns_label",
+    "label_key_problem",
     "label_problem",
+    "label_value_problem",
     "name_problem",
     "short_hash",
     "slug",

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from krmfn.applyset_labeler import applyset_id
-from krmlib.testing import read_tree, run_kpt
+from krmlib.testing import read_tree
+
+from .kpt_packages import assert_render_changes_nothing, rendered_copy
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "applyset"
 
@@ -16,12 +17,10 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "applyset"
 @pytest.mark.kpt
 def test_applyset_example_renders_and_a_second_render_changes_nothing(tmp_path: Path) -> None:
     work = tmp_path / "applyset"
-    shutil.copytree(EXAMPLE, work)
-    first = run_kpt(["fn", "render", "--allow-exec", "--truncate-output=false", str(work)])
-    assert first.returncode == 0, first.stderr
+    first = rendered_copy(EXAMPLE, work)
     set_id = applyset_id("shop-applyset", "shop", "ConfigMap", "")
-    assert "would be pruned: live member of the set, not in the package" in first.stderr
-    assert "1 pruned, 2 created, 1 updated, 2 unchanged" in first.stderr
+    assert "would be pruned: live member of the set, not in the package" in first
+    assert "1 pruned, 2 created, 1 updated, 2 unchanged" in first
     once = read_tree(work)
     parent = once["configmap_shop-applyset.yaml"].decode()
     assert f"applyset.kubernetes.io/id: {set_id}" in parent
@@ -35,26 +34,20 @@ def test_applyset_example_renders_and_a_second_render_changes_nothing(tmp_path: 
     for name in ("Kptfile", "applyset.yaml", "live/objects.yaml", ".krmignore"):
         assert once[name] == (EXAMPLE / name).read_bytes(), name
     assert "# The shop front end." in once["web.yaml"].decode()
-    second = run_kpt(["fn", "render", "--allow-exec", str(work)])
-    assert second.returncode == 0, second.stderr
-    assert read_tree(work) == once
+    assert_render_changes_nothing(work)
 
 
 @pytest.mark.kpt
 def test_upf_pipeline_ends_with_the_labeler_in_kubectl_mode(tmp_path: Path) -> None:
     upf = EXAMPLE.parent / "upf"
     work = tmp_path / "upf"
-    shutil.copytree(upf, work)
-    first = run_kpt(["fn", "render", "--allow-exec", "--truncate-output=false", str(work)])
-    assert first.returncode == 0, first.stderr
+    first = rendered_copy(upf, work)
     set_id = applyset_id("upf", "upf", "Secret", "")
-    assert "kubectl apply -n upf --prune --applyset=secrets/upf" in first.stderr
+    assert "kubectl apply -n upf --prune --applyset=secrets/upf" in first
     once = read_tree(work)
     parent = once["secret_upf.yaml"].decode()
     assert f"applyset.kubernetes.io/id: {set_id}" in parent
     assert 'config.kubernetes.io/local-config: "true"' in parent
     # kubectl mode: members stay unlabelled (kubectl refuses input that carries part-of)
     assert not any("part-of" in text.decode() for text in once.values())
-    second = run_kpt(["fn", "render", "--allow-exec", str(work)])
-    assert second.returncode == 0, second.stderr
-    assert read_tree(work) == once
+    assert_render_changes_nothing(work)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -194,3 +195,37 @@ def test_the_runner_shim_puts_a_cluster_runners_flags_on_every_run(tmp_path: Pat
         [shim, "image", "inspect", "img:v1"], env=env, capture_output=True, text=True, check=True
     )
     assert passthrough.stdout.split() == ["image", "inspect", "img:v1"]
+
+
+@pytest.mark.skipif(shutil.which("podman") is None, reason="needs podman")
+def test_the_registry_e2e_leaves_no_registry_name_in_podman(tmp_path: Path) -> None:
+    """lib.sh's remove_registry_names (the registry e2e's exit): the registry's tags come off,
+    an image named by the registry alone goes, one with a local name stays with that name."""
+    registry = f"127.0.0.1:1/krmfn-test-{os.getpid()}-{os.urandom(3).hex()}"
+    local = f"localhost/{registry.rsplit('/', 1)[1]}:built"
+    (tmp_path / "f").write_text("x")
+
+    def podman(*args: str) -> str:
+        done = subprocess.run(["podman", *args], capture_output=True, text=True, check=True)
+        return done.stdout
+
+    built = []
+    try:
+        for name, kept in ((local, "/kept"), (f"{registry}/krmfn/pulled:v1", "/gone")):
+            (tmp_path / "Containerfile").write_text(f"FROM scratch\nCOPY f {kept}\n")
+            podman("build", "-q", "-t", name, str(tmp_path))
+            built.append(podman("image", "inspect", "--format", "{{.Id}}", name).strip())
+        podman("tag", local, f"{registry}/krmfn/built:v1", f"{registry}/krmfn/built:v0")
+        podman("tag", f"{registry}/krmfn/pulled:v1", f"{registry}/krmfn/pulled:v0")
+        subprocess.run(
+            ["bash", "-c", f'source scripts/images/lib.sh; remove_registry_names "{registry}"'],
+            cwd=ROOT,
+            check=True,
+        )
+        names = podman("images", "--no-trunc", "--format", "{{.ID}} {{.Names}}")
+        assert registry not in names
+        assert f"sha256:{built[0]} [{local}]" in names.splitlines()
+        assert built[1] not in names
+    finally:
+        for image in built:
+            subprocess.run(["podman", "rmi", "--force", image], capture_output=True, check=False)

@@ -8,13 +8,13 @@ ipam-fn, vlan-fn and nad-fn would write), then rendered once more, which must ch
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from krmlib import Condition, KubeObject, get_conditions
-from krmlib.testing import read_tree, run_kpt
+from krmlib import KubeObject, get_conditions
+
+from .kpt_packages import assert_render_changes_nothing, kptfile_conditions, render, rendered_copy
 
 CASE = Path(__file__).resolve().parent.parent / "testdata/interface-expander/catalog-upf-blueprint"
 INTERFACES = ("n3", "n4", "n6")
@@ -36,16 +36,6 @@ spec:
 """
 
 pytestmark = pytest.mark.kpt
-
-
-def render(pkg: Path) -> None:
-    done = run_kpt(["fn", "render", str(pkg), "--allow-exec", "--truncate-output=false"])
-    assert done.returncode == 0, done.stderr
-
-
-def conditions(pkg: Path) -> dict[str, Condition]:
-    kptfile = KubeObject.from_yaml((pkg / "Kptfile").read_text())
-    return {c.type: c for c in get_conditions(kptfile)}
 
 
 def edit(path: Path, changes: dict[str, object]) -> None:
@@ -74,10 +64,8 @@ def test_the_blueprint_renders_before_and_after_the_workload_cluster_is_filled_i
     tmp_path: Path,
 ) -> None:
     pkg = tmp_path / "upf"
-    shutil.copytree(CASE / "package", pkg)
-
-    render(pkg)  # as published: the placeholder WorkloadCluster
-    found = conditions(pkg)
+    rendered_copy(CASE / "package", pkg)  # as published: the placeholder WorkloadCluster
+    found = kptfile_conditions(pkg)
     for name in (*INTERFACES, "sbi"):
         condition = found[f"req.nephio.org/v1alpha1.Interface.{name}"]
         assert (condition.status, condition.message) == (
@@ -88,7 +76,7 @@ def test_the_blueprint_renders_before_and_after_the_workload_cluster_is_filled_i
 
     (pkg / "workload-cluster.yaml").write_text(INJECTED)  # Porch's config injection
     render(pkg)
-    found = conditions(pkg)
+    found = kptfile_conditions(pkg)
     for name in INTERFACES:
         claim = KubeObject.from_yaml((pkg / f"ipclaim_upf-example-{name}-ipv4.yaml").read_text())
         assert claim.get(("spec", "selector", "matchLabels", "nephio.org/cluster-name")) == "edge01"
@@ -104,7 +92,7 @@ def test_the_blueprint_renders_before_and_after_the_workload_cluster_is_filled_i
 
     fulfil(pkg)
     render(pkg)
-    found = conditions(pkg)
+    found = kptfile_conditions(pkg)
     for name in INTERFACES:
         itfce = found[f"req.nephio.org/v1alpha1.Interface.{name}"]
         assert (itfce.status, itfce.message) == ("True", "update done")
@@ -114,6 +102,4 @@ def test_the_blueprint_renders_before_and_after_the_workload_cluster_is_filled_i
             "vlanClaimStatus": {"vlanID": 10},
         }
 
-    settled = read_tree(pkg)
-    render(pkg)
-    assert read_tree(pkg) == settled
+    assert_render_changes_nothing(pkg)

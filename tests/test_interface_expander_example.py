@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from krmlib.testing import read_tree, run_kpt
+from krmlib.testing import read_tree
+
+from .kpt_packages import assert_render_changes_nothing, rendered_copy
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "upf"
 
@@ -15,9 +16,7 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "upf"
 @pytest.mark.kpt
 def test_upf_renders_and_a_second_render_changes_nothing(tmp_path: Path) -> None:
     work = tmp_path / "upf"
-    shutil.copytree(EXAMPLE, work)
-    first = run_kpt(["fn", "render", "--allow-exec", str(work)])
-    assert first.returncode == 0, first.stderr
+    rendered_copy(EXAMPLE, work)
     once = read_tree(work)
     children = sorted(n for n in once if n.startswith(("ipallocation_", "vlanallocation_")))
     assert [n.split("_")[0] + "_" + n.split("_")[1].rsplit("-", 1)[0] for n in children] == [
@@ -35,6 +34,4 @@ def test_upf_renders_and_a_second_render_changes_nothing(tmp_path: Path) -> None
     # the inputs stay byte-identical (comments included)
     for name in ("interfaces.yaml", "cluster-context.yaml"):
         assert once[name] == (EXAMPLE / name).read_bytes(), name
-    second = run_kpt(["fn", "render", "--allow-exec", str(work)])
-    assert second.returncode == 0, second.stderr
-    assert read_tree(work) == once
+    assert_render_changes_nothing(work)

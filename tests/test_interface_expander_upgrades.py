@@ -24,8 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from krmlib import Condition, KubeObject, get_conditions
-from krmlib.testing import read_tree, run_kpt
+from krmlib import KubeObject, get_conditions
+from krmlib.testing import read_tree
+
+from .kpt_packages import assert_render_changes_nothing, kptfile_conditions, render
 
 DATA = Path(__file__).resolve().parent.parent / "testdata" / "interface-expander-upgrades"
 KPTFILE = """\
@@ -59,16 +61,6 @@ INTERFACE = "req.nephio.org/v1alpha1.Interface."
 NAD = "k8s.cni.cncf.io/v1.NetworkAttachmentDefinition."
 
 pytestmark = pytest.mark.kpt
-
-
-def render(pkg: Path) -> None:
-    done = run_kpt(["fn", "render", str(pkg), "--allow-exec", "--truncate-output=false"])
-    assert done.returncode == 0, done.stderr
-
-
-def conditions(pkg: Path) -> dict[str, Condition]:
-    kptfile = KubeObject.from_yaml((pkg / "Kptfile").read_text())
-    return {c.type: c for c in get_conditions(kptfile)}
 
 
 def load(path: Path) -> KubeObject:
@@ -109,7 +101,7 @@ def settle(tmp_path: Path, revision: Path) -> Path:
             kptfile.set(f"status.conditions[{index}].status", "True")
     (pkg / "Kptfile").write_text(kptfile.to_yaml())
     render(pkg)
-    for type_, condition in conditions(pkg).items():
+    for type_, condition in kptfile_conditions(pkg).items():
         assert condition.status == "True", (type_, condition)
     return pkg
 
@@ -143,7 +135,7 @@ def test_a_changed_interface_replaces_its_claim_and_empties_its_status(
     assert e1.get("spec.networkInstance.name") == "vpc-cu-e1"
     assert e1.get("status") == {}  # replaced by the desired claim: IPAM allocates again
     assert DELETE not in e1.annotations
-    found = conditions(pkg)
+    found = kptfile_conditions(pkg)
     claim = found[f"ipam.resource.nephio.org/v1alpha1.IPClaim.{nf}-e1-ipv4"]
     assert (claim.status, claim.message, claim.reason) == (
         "False",
@@ -165,9 +157,7 @@ def test_a_changed_interface_replaces_its_claim_and_empties_its_status(
     created = found[f"ipam.resource.nephio.org/v1alpha1.IPClaim.{nf}-{new_itfce}-ipv4"]
     assert (created.status, created.message) == ("False", "create initial resource")
 
-    after = read_tree(pkg)
-    render(pkg)
-    assert read_tree(pkg) == after
+    assert_render_changes_nothing(pkg)
 
 
 def test_a_removed_interface_marks_its_claims_and_nad_and_keeps_its_condition(
@@ -175,11 +165,11 @@ def test_a_removed_interface_marks_its_claims_and_nad_and_keeps_its_condition(
 ) -> None:
     """OAI UE, catalog 42c8399^ → 42c8399: the Interface ue-rfsim is dropped upstream."""
     pkg = settle(tmp_path, DATA / "oai-ue" / "42c8399-parent")
-    settled = conditions(pkg)[INTERFACE + "ue-rfsim"]
+    settled = kptfile_conditions(pkg)[INTERFACE + "ue-rfsim"]
     (pkg / "interface-rfsim.yaml").unlink()  # Porch's merge: the upstream deleted the file
     render(pkg)
 
-    found = conditions(pkg)
+    found = kptfile_conditions(pkg)
     for kind, name in (
         ("ipam.resource.nephio.org/v1alpha1.IPClaim", "oai-nr-ue-ue-rfsim-ipv4"),
         ("vlan.resource.nephio.org/v1alpha1.VLANClaim", "oai-nr-ue-ue-rfsim"),
@@ -196,9 +186,7 @@ def test_a_removed_interface_marks_its_claims_and_nad_and_keeps_its_condition(
     # The Interface's own condition is kept as it was (the ready path does not delete it).
     assert found[INTERFACE + "ue-rfsim"] == settled
 
-    after = read_tree(pkg)
-    render(pkg)
-    assert read_tree(pkg) == after
+    assert_render_changes_nothing(pkg)
 
 
 def test_an_interface_that_no_longer_needs_a_nad_marks_it(tmp_path: Path) -> None:
@@ -213,7 +201,7 @@ def test_an_interface_that_no_longer_needs_a_nad_marks_it(tmp_path: Path) -> Non
     render(pkg)
     nad = load(pkg / "networkattachmentdefinition_cuup-example-f1u.yaml")
     assert nad.annotations.get(DELETE) == "true"
-    condition = conditions(pkg)[NAD + "cuup-example-f1u"]
+    condition = kptfile_conditions(pkg)[NAD + "cuup-example-f1u"]
     assert (condition.status, condition.message) == ("False", "delete resource")
     kept = load(pkg / "networkattachmentdefinition_cuup-example-e1.yaml")
     assert DELETE not in kept.annotations

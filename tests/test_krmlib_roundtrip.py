@@ -11,7 +11,9 @@ import pytest
 
 from krmlib import ResourceList
 from krmlib._storage import of
-from krmlib.testing import kpt_source, read_tree, run_kpt
+from krmlib.testing import kpt_source, read_tree
+
+from .kpt_packages import render
 
 ROOT = Path(__file__).resolve().parent.parent
 NASTY = ROOT / "testdata" / "krmlib" / "nasty"
@@ -55,8 +57,7 @@ def test_render_with_noop_function_equals_render_with_cat(tmp_path: Path) -> Non
     noop = f"{sys.executable} {HERE / 'fn_noop.py'}"
     with_fn = _with_pipeline(NASTY, tmp_path / "fn", noop)
     for pkg in (with_cat, with_fn):
-        done = run_kpt(["fn", "render", "--allow-exec", str(pkg)])
-        assert done.returncode == 0, done.stderr
+        render(pkg)
     cat_files, fn_files = read_tree(with_cat), read_tree(with_fn)
     cat_files.pop("Kptfile"), fn_files.pop("Kptfile")
     assert fn_files == cat_files
@@ -77,8 +78,7 @@ def test_render_with_an_edit_changes_only_the_intended_lines(tmp_path: Path, tar
     label = f"{sys.executable} {HERE / 'fn_label.py'} {target}"
     with_fn = _with_pipeline(NASTY, tmp_path / "fn", label)
     for pkg in (with_cat, with_fn):
-        done = run_kpt(["fn", "render", "--allow-exec", str(pkg)])
-        assert done.returncode == 0, done.stderr
+        render(pkg)
     edited, wanted = EDITS[target]
     for name in ("quoting.yaml", "compact.yaml", "lists.yaml"):
         if name != edited:

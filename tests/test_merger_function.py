@@ -12,6 +12,8 @@ from krmfn.merger.process import process
 from krmlib import ResourceList, parse_config
 from krmlib.testing import run_kpt
 
+from .kpt_packages import assert_render_changes_nothing, render
+
 SCRIPT = str(Path(sys.executable).parent / "krmfn-merger")
 
 KPTFILE = """\
@@ -88,8 +90,7 @@ def test_render_resolves_files_against_the_package_folder(tmp_path: Path) -> Non
     )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()  # kpt runs exec functions in its own working folder, not the package's
-    done = run_kpt(["fn", "render", "--allow-exec", str(pkg)], cwd=elsewhere)
-    assert done.returncode == 0, done.stderr
+    render(pkg, cwd=elsewhere)
     assert (pkg / "namespace.yaml").read_text() == (
         "apiVersion: workload.plugin.nephio.org/v1alpha1\nkind: Namespace\nmetadata:\n"
         "  name: smf\n  annotations:\n    nephio.org/prepare: Here\nspec:\n  labels:\n"
@@ -100,10 +101,7 @@ def test_render_resolves_files_against_the_package_folder(tmp_path: Path) -> Non
         "  name: free5gc-smf\n  annotations:\n    nephio.org/prepare: Never\n"
         '    nephio.org/prepared: "true"\nspec:\n  dnn: internet\n'
     )
-    snapshot = {p.name: p.read_bytes() for p in pkg.iterdir()}
-    again = run_kpt(["fn", "render", "--allow-exec", str(pkg)], cwd=elsewhere)
-    assert again.returncode == 0, again.stderr
-    assert {p.name: p.read_bytes() for p in pkg.iterdir()} == snapshot
+    assert_render_changes_nothing(pkg, cwd=elsewhere)
 
 
 @pytest.mark.kpt

@@ -13,7 +13,6 @@ cases are compared with nad-fn's expected output by tests/test_nad_generator_ups
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,9 @@ import pytest
 from krmfn.nad_generator import Config, process
 from krmfn.nad_generator.cni import Address, CniError, Route, cni_config, go_string
 from krmlib import Condition, KubeObject, ResourceList, get_conditions, run_resource_list
-from krmlib.testing import kpt_source, read_tree, run_kpt
+from krmlib.testing import kpt_source, run_kpt
+
+from .kpt_packages import assert_render_changes_nothing, kptfile_conditions, render, rendered_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "testdata/nad-generator"
@@ -139,30 +140,19 @@ def test_strings_are_escaped_as_go_escapes_them() -> None:
 # --- interface-expander and nad-generator in one pipeline (real kpt): Interfaces removed, changed.
 
 
-def render(pkg: Path) -> None:
-    done = run_kpt(["fn", "render", str(pkg), "--allow-exec", "--truncate-output=false"])
-    assert done.returncode == 0, done.stderr
-
-
 def specialize(pkg: Path) -> None:
     done = run_kpt(["fn", "eval", str(pkg), "--exec", str(EXAMPLE / "specializer.py")])
     assert done.returncode == 0, done.stderr
-
-
-def conditions(pkg: Path) -> dict[str, Condition]:
-    kptfile = KubeObject.from_yaml((pkg / "Kptfile").read_text())
-    return {c.type: c for c in get_conditions(kptfile)}
 
 
 @pytest.fixture
 def settled(tmp_path: Path) -> Path:
     """The free5gc UPF example, specialized: NADs written, every condition True."""
     pkg = tmp_path / "free5gc-upf"
-    shutil.copytree(EXAMPLE, pkg, ignore=shutil.ignore_patterns("*.py", "*.sh", "*.md"))
-    render(pkg)
+    rendered_copy(EXAMPLE, pkg, ignore=("*.py", "*.sh", "*.md"))
     specialize(pkg)
     render(pkg)
-    assert all(c.status == "True" for c in conditions(pkg).values())
+    assert all(c.status == "True" for c in kptfile_conditions(pkg).values())
     return pkg
 
 
@@ -173,14 +163,12 @@ def test_a_removed_interface_takes_its_nad_with_it_and_a_rerun_changes_nothing(
     (settled / "interface-n4.yaml").unlink()
     render(settled)
     assert not (settled / "networkattachmentdefinition_upf-edge01-n4.yaml").exists()
-    found = conditions(settled)
+    found = kptfile_conditions(settled)
     assert f"{NAD}.upf-edge01-n4" not in found
     for name in ("n3", "n6"):
         assert found[f"{NAD}.upf-edge01-{name}"].status == "True"
         assert (settled / f"networkattachmentdefinition_upf-edge01-{name}.yaml").exists()
-    after = read_tree(settled)
-    render(settled)
-    assert read_tree(settled) == after
+    assert_render_changes_nothing(settled)
 
 
 @pytest.mark.kpt
@@ -193,10 +181,8 @@ def test_a_changed_interface_gets_its_nad_rewritten(settled: Path) -> None:
     )
     plugins = json.loads(str(nad.get("spec.config")))["plugins"]
     assert [(p["type"], p.get("mode")) for p in plugins] == [("ipvlan", "l2")]
-    assert conditions(settled)[f"{NAD}.upf-edge01-n3"].status == "True"
-    after = read_tree(settled)
-    render(settled)
-    assert read_tree(settled) == after
+    assert kptfile_conditions(settled)[f"{NAD}.upf-edge01-n3"].status == "True"
+    assert_render_changes_nothing(settled)
 
 
 # --- every NAD written is one Multus reads: the vendored CRD's schema, and a CNI configuration.

@@ -10,13 +10,14 @@ changes). Every NAD is valid against the vendored NetworkAttachmentDefinition sc
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-from krmlib import Condition, KubeObject, get_conditions
-from krmlib.testing import read_tree, run_kpt
+from krmlib import KubeObject
+from krmlib.testing import run_kpt
+
+from .kpt_packages import assert_render_changes_nothing, kptfile_conditions, render, rendered_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples/free5gc-upf"
@@ -26,22 +27,12 @@ NAD = "k8s.cni.cncf.io/v1.NetworkAttachmentDefinition"
 pytestmark = pytest.mark.kpt
 
 
-def render(pkg: Path) -> None:
-    done = run_kpt(["fn", "render", str(pkg), "--allow-exec", "--truncate-output=false"])
-    assert done.returncode == 0, done.stderr
-
-
-def conditions(pkg: Path) -> dict[str, Condition]:
-    kptfile = KubeObject.from_yaml((pkg / "Kptfile").read_text())
-    return {c.type: c for c in get_conditions(kptfile)}
-
-
 def test_the_upf_package_is_specialized_by_krmfn_alone(tmp_path: Path) -> None:
     pkg = tmp_path / "free5gc-upf"
-    shutil.copytree(EXAMPLE, pkg, ignore=shutil.ignore_patterns("*.py", "*.sh", "*.md"))
-
-    render(pkg)  # the claims have no status yet: the NADs wait
-    found = conditions(pkg)
+    rendered_copy(
+        EXAMPLE, pkg, ignore=("*.py", "*.sh", "*.md")
+    )  # the claims have no status yet: the NADs wait
+    found = kptfile_conditions(pkg)
     for name in INTERFACES:
         nad = found[f"{NAD}.upf-edge01-{name}"]
         assert (nad.status, nad.message, nad.reason) == (
@@ -54,7 +45,7 @@ def test_the_upf_package_is_specialized_by_krmfn_alone(tmp_path: Path) -> None:
     done = run_kpt(["fn", "eval", str(pkg), "--exec", str(EXAMPLE / "specializer.py")])
     assert done.returncode == 0, done.stderr
     render(pkg)
-    found = conditions(pkg)
+    found = kptfile_conditions(pkg)
     assert found and all(c.status == "True" for c in found.values()), [
         (c.type, c.message) for c in found.values() if c.status != "True"
     ]
@@ -81,6 +72,4 @@ def test_the_upf_package_is_specialized_by_krmfn_alone(tmp_path: Path) -> None:
         assert tuning == {"type": "tuning", "capabilities": {"mac": True}, "ipam": {}}
     assert not (pkg / "networkattachmentdefinition_upf-edge01-sbi.yaml").exists()
 
-    settled = read_tree(pkg)
-    render(pkg)
-    assert read_tree(pkg) == settled
+    assert_render_changes_nothing(pkg)

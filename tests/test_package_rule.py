@@ -22,6 +22,8 @@ import yaml
 from krmlib import FunctionPackage, KrmError, KubeObject, ResourceList
 from krmlib.testing import run_kpt
 
+from .kpt_packages import render
+
 BIN = Path(sys.executable).parent
 KPTFILE = "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: {name}\n"
 
@@ -163,8 +165,7 @@ def test_the_rule_holds_in_every_layout_kpt_gives(tmp_path: Path) -> None:
     save.chmod(0o755)
     pipeline = f"pipeline:\n  mutators:\n  - exec: {save}\n"
     root = tree(tmp_path / "root", pipeline)
-    done = run_kpt(["fn", "render", "--allow-exec", str(root)])
-    assert done.returncode == 0, done.stderr
+    render(root)
     (rendered,) = captured(out)
     first = rendered.items[0]
     assert first.kind == "Kptfile" and first.path == "Kptfile" and first.name != "root"
@@ -193,12 +194,6 @@ def test_the_rule_holds_in_every_layout_kpt_gives(tmp_path: Path) -> None:
 # --- each function under kpt fn render with a subpackage -------------------------------------------
 
 
-def render(root: Path) -> str:
-    done = run_kpt(["fn", "render", "--allow-exec", str(root)], cwd=root.parent)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout + done.stderr
-
-
 def with_subpackage(root: Path, pipeline: str, files: dict[str, str]) -> Path:
     return write(
         root,
@@ -218,7 +213,7 @@ def test_interface_expander_writes_the_rendered_packages_kptfile(tmp_path: Path)
     pipeline = "pipeline:\n  mutators:\n  - exec: krmfn-interface-expander\n"
     root = with_subpackage(tmp_path / "root", pipeline, files)
     sub_before = (root / "sub" / "Kptfile").read_text()
-    render(root)
+    render(root, cwd=root.parent)
     assert (root / "sub" / "Kptfile").read_text() == sub_before
     assert "conditions:" in (root / "Kptfile").read_text()
 
@@ -241,7 +236,7 @@ def test_applyset_labeler_names_the_parent_after_the_rendered_package(tmp_path: 
         "pipeline:\n  mutators:\n  - exec: krmfn-applyset-labeler\n    configPath: set.yaml\n"
     )
     root = with_subpackage(tmp_path / "root", pipeline, {"set.yaml": config})
-    render(root)
+    render(root, cwd=root.parent)
     assert (root / "configmap_root.yaml").exists()
     assert not (root / "sub" / "configmap_sub.yaml").exists()
     assert not (root / "configmap_sub.yaml").exists()
@@ -268,7 +263,7 @@ def test_merger_reads_its_files_from_the_rendered_package(tmp_path: Path) -> Non
         {"merge.yaml": config, "cm.yaml": cm("root-cm"), "inputs/extra.yaml": cm("merged")},
     )
     (root / ".krmignore").write_text("inputs/\n")  # the file is an input, not a resource
-    render(root)
+    render(root, cwd=root.parent)
     assert "name: merged" in "".join(p.read_text() for p in root.glob("*.yaml"))
 
 
@@ -276,7 +271,7 @@ def test_merger_reads_its_files_from_the_rendered_package(tmp_path: Path) -> Non
 def test_preparer_prepares_the_rendered_package_not_a_subpackage(tmp_path: Path) -> None:
     pipeline = "pipeline:\n  mutators:\n  - exec: krmfn-preparer\n"
     root = with_subpackage(tmp_path / "root", pipeline, {"cm.yaml": cm("root-cm")})
-    render(root)
+    render(root, cwd=root.parent)
     own = [p.name for p in root.iterdir() if p.is_file()]
     assert any("deployment" in name.lower() for name in own), own
     assert sorted(p.name for p in (root / "sub").iterdir()) == ["Kptfile", "cm.yaml"]

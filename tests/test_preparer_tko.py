@@ -383,6 +383,24 @@ def test_12_tko_plugin_failures_are_errors(tmp_path: Path, body: str, expected: 
     assert not prepared(item(rl, "SMF", "smf"))
 
 
+def test_12_a_tko_plugin_reads_a_prepare_plugin_input(tmp_path: Path) -> None:
+    """The PluginInput a prepare plugin reads: its fields in order, the package as
+    ``deploymentPackage`` (a validate plugin's has ``package`` and ``complete``)."""
+    body = (
+        "t = doc['targetResourceIdentifier']\n"
+        "fields = ' '.join(doc) + ' ' + t['kind'] + '/' + t['name']\n"
+        "fields += ' ' + ','.join(r['kind'] for r in doc['deploymentPackage'])\n"
+        "yaml.safe_dump({'error': fields}, sys.stdout)"
+    )
+    rl = run(SMF, tko_plugin(write_plugin(tmp_path, body)))
+    (message,) = errors(rl)
+    assert (
+        "grpc logFile logAddressPort deploymentId deploymentPackage targetResourceIdentifier "
+        "SMF/smf " in message
+    ), message
+    assert "SMF" in message.rsplit(" ", 1)[1].split(","), message
+
+
 def test_12_a_tko_plugin_answering_not_prepared_waits(tmp_path: Path) -> None:
     body = "yaml.safe_dump({'prepared': False, 'package': []}, sys.stdout)"
     rl = run(SMF, tko_plugin(write_plugin(tmp_path, body)))

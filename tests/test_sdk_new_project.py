@@ -78,6 +78,17 @@ def test_the_command_says_what_to_do_next(
     assert "did you mean 'new'?" in capsys.readouterr().err
 
 
+def test_an_io_error_is_a_message_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file where the project's folder must go: one message naming it, exit 1."""
+    (tmp_path / "file").write_text("mine")
+    assert krmlib_main(["new", "set-team", str(tmp_path / "file" / "p")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"krmlib: cannot create {tmp_path / 'file' / 'p'}"), err
+    assert "Traceback" not in err and (tmp_path / "file").read_text() == "mine"
+
+
 def test_the_templates_hold_no_stray_files() -> None:
     names = _files(TEMPLATES)
     assert {

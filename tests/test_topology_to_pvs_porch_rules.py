@@ -252,3 +252,11 @@ def test_other_namespaces_never_collide(tmp_path: Path) -> None:
     )
     rl, _ = _run(package)
     assert _names(rl, "error") == {"west"}
+
+
+@pytest.mark.parametrize("rule", ["dns-label", "dns-subdomain", "label-key", "label-value"])
+def test_a_trailing_newline_is_refused(rule: str) -> None:
+    """Go's ``$`` (no multi-line flag) matches only at the end of the text: ``abc\\n`` is no
+    label, key or value for Kubernetes, so not for us either."""
+    problem = name_problem(rule, "abc\n")
+    assert problem is not None and problem.startswith("'abc\\n'")

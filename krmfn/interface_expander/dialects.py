@@ -33,8 +33,8 @@ from .inputs import (
     WORKLOAD_CLUSTER_KIND,
     Cluster,
     Request,
-    read_cluster_context,
-    read_workload_cluster,
+    cluster_of_context,
+    cluster_of_workload,
 )
 from .naming import child_name, design_condition_type, r1_condition_type, spec_hash
 
@@ -168,7 +168,7 @@ class Design:
     condkptsdk = False
 
     def read_cluster(self, obj: KubeObject) -> Cluster:
-        return read_cluster_context(obj, r1=False)
+        return cluster_of_context(obj, r1=False)
 
     def owner_annotation(self, owner: KubeObject) -> str | None:
         """The annotation that records ``owner`` instead of an ownerReference (no uid)."""
@@ -312,7 +312,7 @@ class Nephio202305:
     condkptsdk = True
 
     def read_cluster(self, obj: KubeObject) -> Cluster:
-        return read_cluster_context(obj, r1=True)
+        return cluster_of_context(obj, r1=True)
 
     def owner_annotation(self, owner: KubeObject) -> str | None:
         return None  # ownership is an annotation by design in Nephio's shapes
@@ -437,7 +437,7 @@ class Nephio(Nephio202305):
     cluster_kind = (CLUSTER_CONTEXT_API_VERSION, WORKLOAD_CLUSTER_KIND)
 
     def read_cluster(self, obj: KubeObject) -> Cluster:
-        return read_workload_cluster(obj)
+        return cluster_of_workload(obj)
 
     def cni_mismatch(self, cni_type: str, cluster: Cluster) -> str | None:
         if cni_type in cluster.cnis:

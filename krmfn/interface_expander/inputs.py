@@ -12,9 +12,12 @@ from krmfn.nephio import (
     NETWORK_NAME_ANNOTATION,
     PLACEHOLDER_CLUSTER_NAME,
     WORKLOAD_CLUSTER_KIND,
+    read_cluster_context,
+    read_workload_cluster,
+    spec_text,
 )
 from krmfn.nephio import INFRA_API_VERSION as CLUSTER_CONTEXT_API_VERSION
-from krmlib import KrmError, KubeObject, Results, text_of
+from krmlib import KrmError, KubeObject, Results
 
 # The Nephio vocabulary is krmfn.nephio's (shared with nad-generator); named here for the dialects.
 __all__ = [
@@ -77,31 +80,21 @@ class Cluster(NamedTuple):
     cnis: tuple[str, ...] = ()
 
 
-def _text(obj: KubeObject, path: str) -> str:
-    value = obj.get(path)
-    if value is None:
-        return ""
-    if not isinstance(value, str | int | float) or isinstance(value, bool):
-        raise KrmError(f"{path} must be a string", obj=obj, field=path)
-    if isinstance(value, str):
-        return value
-    return text_of(obj, path) or str(value)  # a string field written as a number: 0123
-
-
 def _spec_text(obj: KubeObject, spec: dict[str, Any], path: str) -> str:
-    """``_text(obj, "spec." + path)`` read from ``spec`` (the copy ``obj.get("spec")`` gave):
-    one parse and one copy per Interface instead of one walk and copy per field. A shape the
-    walk would refuse (a scalar where a map is needed) is read through ``_text`` for its error."""
+    """``spec_text(obj, "spec." + path)`` read from ``spec`` (the copy ``obj.get("spec")``
+    gave): one parse and one copy per Interface instead of one walk and copy per field. A shape
+    the walk would refuse (a scalar where a map is needed) is read through ``spec_text`` for its
+    error."""
     node: Any = spec
     for key in path.split("."):
         if not isinstance(node, dict):
-            return _text(obj, f"spec.{path}") if node is not None else ""
+            return spec_text(obj, f"spec.{path}") if node is not None else ""
         node = node.get(key)
     if node is None:
         return ""
     if type(node) is str:
         return node
-    return _text(obj, f"spec.{path}")
+    return spec_text(obj, f"spec.{path}")
 
 
 def read_interface(obj: KubeObject, results: Results) -> Request:
@@ -196,70 +189,25 @@ def find_cluster(
     return found[0] if found else None
 
 
-def _mandatory(obj: KubeObject, fields: list[str]) -> None:
-    for field in fields:
-        if not _text(obj, f"spec.{field}"):
-            short = field.rsplit(".", 1)[-1]
-            raise KrmError(
-                f"spec invalid: mandatory field {short} is missing from {obj.kind}",
-                obj=obj,
-                field=f"spec.{field}",
-            )
+def cluster_of_context(obj: KubeObject, *, r1: bool) -> Cluster:
+    """The ClusterContext's values as the children need them, read and checked by
+    :func:`krmfn.nephio.read_cluster_context` (its KrmError when a mandatory field is missing:
+    ``spec.siteCode``; with ``r1``, ``nephio-2023-05``, also ``spec.cniConfig.cniType`` and
+    ``masterInterface``, as Nephio R1 validated them)."""
+    values = read_cluster_context(obj, r1=r1)
+    return Cluster(values.site, values.region, values.cni_type, values.master_interface, obj)
 
 
-def read_cluster_context(obj: KubeObject, *, r1: bool) -> Cluster:
-    """The ClusterContext's values; KrmError when a mandatory field is missing.
-
-    The design dialect needs ``spec.siteCode``; ``nephio-2023-05`` also needs ``spec.cniConfig``
-    with ``cniType`` and ``masterInterface``, as Nephio R1 validated them.
-    """
-    mandatory = ["siteCode"]
-    if r1:
-        mandatory += ["cniConfig.cniType", "cniConfig.masterInterface"]
-    _mandatory(obj, mandatory)
-    return Cluster(
-        site=_text(obj, "spec.siteCode"),
-        region=_text(obj, "spec.region"),
-        cni_type=_text(obj, "spec.cniConfig.cniType"),
-        master_interface=_text(obj, "spec.cniConfig.masterInterface"),
-        obj=obj,
-    )
-
-
-def read_workload_cluster(obj: KubeObject) -> Cluster:
-    """A WorkloadCluster's values, checked as Nephio checks them (KrmError with its message).
-
-    ``spec.clusterName`` must be set and not the catalog's placeholder ``example``, ``spec.cnis``
-    must list at least one CNI and ``spec.masterInterface`` must be set.
-    """
-    name = _text(obj, "spec.clusterName")
-    if not name or name == PLACEHOLDER_CLUSTER_NAME:
-        raise KrmError(
-            "spec invalid: mandatory field ClusterName is missing from WorkloadCluster",
-            obj=obj,
-            field="spec.clusterName",
-        )
-    cnis = obj.get("spec.cnis", [])
-    if not isinstance(cnis, list) or not all(isinstance(c, str) for c in cnis):
-        raise KrmError("spec.cnis must be a list of strings", obj=obj, field="spec.cnis")
-    if not cnis:
-        raise KrmError(
-            "spec invalid: mandatory field CNIConfig is missing from ClusterContext",
-            obj=obj,
-            field="spec.cnis",
-        )
-    if not _text(obj, "spec.masterInterface"):
-        raise KrmError(
-            "spec invalid: mandatory field MasterInterface is missing from ClusterContext",
-            obj=obj,
-            field="spec.masterInterface",
-        )
+def cluster_of_workload(obj: KubeObject) -> Cluster:
+    """A WorkloadCluster's values as the children need them, read and checked as Nephio checks
+    them by :func:`krmfn.nephio.read_workload_cluster`."""
+    values = read_workload_cluster(obj)
     return Cluster(
         site="",
         region="",
         cni_type="",
-        master_interface=_text(obj, "spec.masterInterface"),
+        master_interface=values.master_interface,
         obj=obj,
-        cluster_name=name,
-        cnis=tuple(cnis),
+        cluster_name=values.cluster_name,
+        cnis=values.cnis,
     )

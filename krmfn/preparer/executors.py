@@ -252,6 +252,35 @@ def _parse_resource_list(
 # --- TKO command plugin (protocol tko) ---------------------------------------------------------
 
 
+def tko_plugin_input(
+    log_file: Path, own: list[KubeObject], target: KubeObject, deployment_id: str | None = None
+) -> str:
+    """TKO's PluginInput document for a command plugin, as YAML: the gRPC and log fields, the
+    package and ``targetResourceIdentifier``. With ``deployment_id``, a prepare plugin's
+    (``deploymentId``, the package as ``deploymentPackage``); without, a validate plugin's (the
+    package as ``package``, then ``complete: true``)."""
+    import yaml  # TKO's plugin documents only: PyYAML's __init__ stays out of start-up
+
+    document: dict[str, Any] = {
+        "grpc": {"level2protocol": "", "address": "", "port": 0},
+        "logFile": str(log_file),
+        "logAddressPort": "",
+    }
+    if deployment_id is not None:
+        document["deploymentId"] = deployment_id
+    package = [content_of(o) for o in own]
+    document["deploymentPackage" if deployment_id is not None else "package"] = package
+    document["targetResourceIdentifier"] = {
+        "group": target.group,
+        "version": target.version,
+        "kind": target.kind,
+        "name": target.name,
+    }
+    if deployment_id is None:
+        document["complete"] = True
+    return yaml.safe_dump(document, sort_keys=False)
+
+
 def run_tko(ctx: PluginContext) -> Outcome:
     """TKO's command executor: a PluginInput document on stdin (``deploymentId``,
     ``deploymentPackage``, ``targetResourceIdentifier``, ``logFile``), a PluginOutput document
@@ -263,26 +292,13 @@ def run_tko(ctx: PluginContext) -> Outcome:
     argv = exec_command(ctx.spec, ctx.root)
     own = ctx.own()
     target = ctx.target
-    group = target.group
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="krmfn-plugin-") as tmp:
         log_file = Path(tmp) / "plugin.log"
         log_file.touch()
-        document = {
-            "grpc": {"level2protocol": "", "address": "", "port": 0},
-            "logFile": str(log_file),
-            "logAddressPort": "",
-            "deploymentId": ctx.client.deployment_id(),
-            "deploymentPackage": [content_of(o) for o in own],
-            "targetResourceIdentifier": {
-                "group": group,
-                "version": target.version,
-                "kind": target.kind,
-                "name": target.name,
-            },
-        }
-        stdout, stderr, deadline = _run(ctx, argv, yaml.safe_dump(document, sort_keys=False))
+        document = tko_plugin_input(log_file, own, target, ctx.client.deployment_id())
+        stdout, stderr, deadline = _run(ctx, argv, document)
         log = log_file.read_text(encoding="utf-8", errors="replace").strip()
     if log:
         ctx.results.info(f"{_name(ctx)} log: {_tail(log)}", target)

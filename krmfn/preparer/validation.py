@@ -160,9 +160,7 @@ def _run_plugin(
 
     import yaml  # TKO's plugin documents only: not a start-up cost
 
-    from krmlib import content_of
-
-    from .executors import exec_command, run_in_group
+    from .executors import exec_command, run_in_group, tko_plugin_input
     from .package import PackageView
 
     root = PackageView.of(rl.items).root
@@ -170,23 +168,10 @@ def _run_plugin(
     with tempfile.TemporaryDirectory(prefix="krmfn-validate-") as tmp:
         log_file = Path(tmp) / "plugin.log"
         log_file.touch()
-        document = {
-            "grpc": {"level2protocol": "", "address": "", "port": 0},
-            "logFile": str(log_file),
-            "logAddressPort": "",
-            "package": [content_of(o) for o in own],
-            "targetResourceIdentifier": {
-                "group": target.group,
-                "version": target.version,
-                "kind": target.kind,
-                "name": target.name,
-            },
-            "complete": True,
-        }
         try:
             done = run_in_group(
                 argv,
-                yaml.safe_dump(document, sort_keys=False).encode(),
+                tko_plugin_input(log_file, own, target).encode(),
                 spec.timeout,
                 str(root) if root is not None else None,
             )

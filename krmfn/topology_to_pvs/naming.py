@@ -8,55 +8,55 @@ names that share a prefix still differ.
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 
-from krmlib import dns_label
+from krmlib import (
+    dns_label,
+    label_key_problem,
+    label_problem,
+    label_value_problem,
+    subdomain_problem,
+)
 
 __all__ = ["MAX_LENGTH", "dns_label", "label_value", "name_problem"]
 
 MAX_LENGTH = 63
 
-_LABEL_VALUE = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
-
 
 def label_value(value: str) -> str:
     """``value`` unchanged when it is a valid label value, else shortened by the same scheme."""
-    if len(value) <= MAX_LENGTH and _LABEL_VALUE.match(value):
+    if label_value_problem(value) is None:
         return value
     return dns_label(value)
 
 
 # Kubernetes' name rules as Porch applies them (k8s.io/apimachinery v0.34.1, which Porch 74d82d5
 # pins: pkg/util/validation/validation.go IsDNS1123Label, IsDNS1123Subdomain, IsQualifiedName,
-# IsValidLabelValue). The one seam for a shared check: ``name_problem`` is all callers use.
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_QUALIFIED = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_RULES = {
+# IsValidLabelValue). The rules are krmlib.names' (one checker); this table is Porch's wording
+# of them: each rule's check, its length limit and what a valid value is.
+_RULES: dict[str, tuple[Callable[[str], str | None], int, str]] = {
     "dns-label": (
-        _DNS_LABEL,
+        label_problem,
         63,
         "a DNS-1123 label: lower-case letters, digits and '-', starting and ending with a letter "
         "or digit, at most 63 characters",
     ),
     "dns-subdomain": (
-        _DNS_SUBDOMAIN,
+        subdomain_problem,
         253,
         "a DNS-1123 subdomain: lower-case DNS labels joined by '.', at most 253 characters",
     ),
-    "label-name": (
-        _QUALIFIED,
-        63,
-        "letters, digits, '-', '_' and '.', starting and ending with a letter or digit, at most "
-        "63 characters",
-    ),
     "label-value": (
-        _LABEL_VALUE,
+        label_value_problem,
         63,
         "empty, or letters, digits, '-', '_' and '.', starting and ending with a letter or "
         "digit, at most 63 characters",
     ),
 }
+_LABEL_NAME = (
+    "letters, digits, '-', '_' and '.', starting and ending with a letter or digit, at most "
+    "63 characters"
+)
 
 
 def name_problem(rule: str, value: str) -> str | None:
@@ -65,20 +65,16 @@ def name_problem(rule: str, value: str) -> str | None:
     letters, digits, ``-``, ``_``, ``.``) or ``label-value``. The reason reads after the value
     (``'UPF_1' must be a DNS-1123 label: ...``)."""
     if rule == "label-key":
+        if label_key_problem(value) is None:
+            return None
         prefix, slash, name = value.rpartition("/")
-        if slash and name_problem("dns-subdomain", prefix) is not None:
+        if slash and subdomain_problem(prefix) is not None:
             what = _RULES["dns-subdomain"][2]
             return f"{value!r} is not a label key: its prefix {prefix!r} must be {what}"
-        if name_problem("label-name", name) is not None:
-            return (
-                f"{value!r} is not a label key: its name {name!r} must be {_RULES['label-name'][2]}"
-            )
+        return f"{value!r} is not a label key: its name {name!r} must be {_LABEL_NAME}"
+    check, limit, what = _RULES[rule]
+    if check(value) is None:
         return None
-    pattern, limit, what = _RULES[rule]
     if len(value) > limit:
         return f"{value!r} is {len(value)} characters long: it must be {what}"
-    if rule == "label-value" and not value:
-        return None
-    if not pattern.match(value):
-        return f"{value!r} must be {what}"
-    return None
+    return f"{value!r} must be {what}"

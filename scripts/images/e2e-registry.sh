@@ -24,6 +24,10 @@
 #    them is a run of its own). The arm64/amd64 run-time ratio goes to the "arm64"
 #    section of Dockerfiles/SIZES.md.
 #
+# On exit (an interrupt too) the registry stops and its names leave podman's store
+# (remove_registry_names in lib.sh): no `127.0.0.1:PORT/krmfn/<fn> <none>` image is left
+# behind; the localhost/krmfn/* images `make images` built keep their names.
+#
 # Env: KRMFN_KEEP=1 keeps the temporary folder (registry storage, logs).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -59,16 +63,16 @@ cleanup() {
   fi
   for fn in "${KRMFN_FUNCTIONS[@]}"; do
     podman manifest rm "$REGISTRY/krmfn/$fn:$TAG" >/dev/null 2>&1 || true
-    for ref in $(podman images --format '{{.Repository}}:{{.Tag}}' \
-        --filter "reference=$REGISTRY/krmfn/$fn" 2>/dev/null) "localhost/krmfn-e2e/$fn:amd64" \
-        "localhost/krmfn-e2e/$fn:arm64"; do
-      podman rmi "$ref" >/dev/null 2>&1 || true
-    done
+    podman rmi "localhost/krmfn-e2e/$fn:amd64" >/dev/null 2>&1 || true
+    podman rmi "localhost/krmfn-e2e/$fn:arm64" >/dev/null 2>&1 || true
   done
+  remove_registry_names "$REGISTRY"
   bash scripts/images/setup-registry.sh --remove || true
   if [[ "${KRMFN_KEEP:-}" == 1 ]]; then log "keeping $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM # (bash runs the EXIT trap on neither signal by itself)
 failed=0
 fail() { log "FAIL $*"; failed=1; }
 

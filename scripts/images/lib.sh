@@ -124,3 +124,27 @@ apt_install() {
       "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; } \
     || die "apt-get install ${missing[*]} failed"
 }
+
+# Every name of registry $1 in podman's store comes off: tags and digest names (an image
+# pulled by digest shows as `$1/<repo> <none>`). An image goes when no other name is left on
+# it; one with another name (localhost/krmfn/* that `make images` built, often the very image
+# pulled back from the registry) keeps it, and the image. podman cannot untag a digest name:
+# it stays on such an image, out of sight, until the image goes.
+remove_registry_names() {
+  local registry="$1" id names name ours others
+  while read -r id names; do
+    names="${names#[}"
+    ours=() others=()
+    for name in ${names%]}; do
+      if [[ "$name" == "$registry/"* ]]; then ours+=("$name"); else others+=("$name"); fi
+    done
+    ((${#ours[@]})) || continue
+    if ((${#others[@]})); then
+      for name in "${ours[@]}"; do
+        [[ "$name" == *@* ]] || podman untag "$id" "$name" >/dev/null 2>&1 || true
+      done
+    else
+      podman rmi "$id" >/dev/null 2>&1 || podman rmi --force "$id" >/dev/null 2>&1 || true
+    fi
+  done < <(podman images --no-trunc --format '{{.ID}} {{.Names}}' 2>/dev/null | sort -u)
+}
