@@ -233,8 +233,13 @@ for fn in "${KRMFN_FUNCTIONS[@]}"; do
   new_id="$("$TOOL" image inspect --format '{{.Id}}' "$image")"
   if [[ "$new_id" != "$old_id" ]]; then
     # The image this tag named before: removed once no tag names it (its
-    # moving tags followed the new build).
-    [[ -n "$old_id" ]] && { "$TOOL" rmi "$old_id" >/dev/null 2>&1 || true; }
+    # moving tags followed the new build). A registry's digest name that a
+    # registry e2e left on it keeps a plain rmi from removing it: with no tag
+    # left, it goes all the same (else it stays behind as a <none> image).
+    if [[ -n "$old_id" ]] && ! "$TOOL" rmi "$old_id" >/dev/null 2>&1; then
+      left="$("$TOOL" image inspect --format '{{len .RepoTags}}' "$old_id" 2>/dev/null || echo 1)"
+      [[ "$left" == 0 ]] && { "$TOOL" rmi --force "$old_id" >/dev/null 2>&1 || true; }
+    fi
     log "built $image ($((SECONDS - t0)) s)"
   fi
   images+=("$image")
