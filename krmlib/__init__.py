@@ -94,6 +94,7 @@ if TYPE_CHECKING:
     )
     from .paths import format_path, parse_path
     from .pkgpath import check_path_annotations, check_relative_path, default_file_name
+    from .programs import TooMuchOutput, run_program
     from .resourcelist import FunctionPackage, ResourceList
     from .results import Result, Results, Severity
     from .runner import read_files, run, run_resource_list, run_text
@@ -181,6 +182,8 @@ _WHERE = {
     "check_path_annotations": "pkgpath",
     "check_relative_path": "pkgpath",
     "default_file_name": "pkgpath",
+    "TooMuchOutput": "programs",
+    "run_program": "programs",
     "FunctionPackage": "resourcelist",
     "ResourceList": "resourcelist",
     "Result": "results",
@@ -230,6 +233,7 @@ __all__ = [
     "Result",
     "Results",
     "Severity",
+    "TooMuchOutput",
     "ValidationInfo",
     "add_readiness_gate",
     "cap_label",
@@ -274,6 +278,7 @@ __all__ = [
     "remove_leftovers",
     "remove_readiness_gate",
     "run",
+    "run_program",
     "run_resource_list",
     "run_text",
     "safe_target",

@@ -41,6 +41,7 @@ from krmlib import (
     ResourceList,
     Results,
     command_read_root,
+    fork_safe,
     internal_error,
     parse_config,
     read_documents,
@@ -414,7 +415,9 @@ def run_pass(
     while waiting:  # a new pool after a worker died: the packages left go on
         running: dict[Future[Outcome], Task] = {}
         broken = False
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork")) as pool:
+        # forked (sharing the catalog read before) from a process with one thread; else spawned
+        context = get_context("fork" if fork_safe() else "spawn")
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             while (waiting or running) and not broken:
                 blocked: list[str] = []
                 for task in list(waiting):
