@@ -165,7 +165,7 @@ def test_a_script_sees_what_a_fresh_interpreter_shows_it(
     assert forked.stderr == fresh.stderr == b"to stderr\nexit handler ran\n"
     seen, expected = json.loads(forked.stdout), json.loads(fresh.stdout)
     assert (seen.pop("warm"), expected.pop("warm")) == (True, False)
-    # runpy.run_path's two differences (krmfn/preparer/README.md): no loader, package ""
+    # runpy.run_path's differences (krmfn/preparer/README.md): no loader, package ""
     assert (seen.pop("loader"), expected.pop("loader")) == ("NoneType", "SourceFileLoader")
     assert (seen.pop("package"), expected.pop("package")) == ("", None)
     assert seen == expected
@@ -173,6 +173,18 @@ def test_a_script_sees_what_a_fresh_interpreter_shows_it(
     assert seen["path0"] == str(plugins.resolve()) and seen["cwd"] == str(plugins)
     assert seen["input"] == "héllo\nworld" and seen["roots"] == []
     assert seen["name"] == "__main__" and seen["main"] and seen["group"] and seen["session"]
+
+
+def test_a_relative_script_sees_its_absolute_path_in_argv0(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """runpy's third difference (README): ``python3 plugin.py`` run in its folder."""
+    write(tmp_path / "plugin.py", "import json, sys\nprint(json.dumps([sys.argv, __file__]))\n")
+    argv = [sys.executable, "plugin.py", "arg"]
+    forked, fresh = run_both(monkeypatch, argv, cwd=tmp_path)
+    absolute = str(tmp_path / "plugin.py")
+    assert json.loads(fresh.stdout) == [["plugin.py", "arg"], absolute]
+    assert json.loads(forked.stdout) == [[absolute, "arg"], absolute]
 
 
 @pytest.mark.parametrize(
