@@ -405,7 +405,7 @@ def run_pass(
 ) -> Iterator[Outcome]:
     """Prepare ``tasks`` (children first); a package starts once no package nested in it is
     waiting or running, and never beside one it is nested in."""
-    if jobs <= 1 or len(tasks) <= 1:
+    if jobs <= 1 or len(tasks) <= 1 or not fork_safe():  # workers fork: one thread only
         for task in tasks:
             outcome = prepare_package(task)
             report(outcome)
@@ -415,9 +415,7 @@ def run_pass(
     while waiting:  # a new pool after a worker died: the packages left go on
         running: dict[Future[Outcome], Task] = {}
         broken = False
-        # forked (sharing the catalog read before) from a process with one thread; else spawned
-        context = get_context("fork" if fork_safe() else "spawn")
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork")) as pool:
             while (waiting or running) and not broken:
                 blocked: list[str] = []
                 for task in list(waiting):
