@@ -221,3 +221,30 @@ def test_the_forking_paths_fork_no_threaded_process_on_python_312(tmp_path: Path
     one, threaded = (line.split()[1:] for line in lines)
     assert one[:2] == threaded[:2] and int(one[0]) > 1 and one[1] == "0", out
     assert (one[2], threaded[2]) == ("True", "False")  # the check ran apart only with one thread
+
+
+# --- no other way ------------------------------------------------------------------------------
+
+STARTS = {
+    "subprocess": {"run", "Popen", "call", "check_call", "check_output", "getoutput"},
+    "os": {"fork", "forkpty", "system", "popen", "posix_spawn", "posix_spawnp"},
+}
+
+
+def test_no_function_starts_a_program_but_through_krmlib() -> None:
+    """``krmlib.run_program`` is the one way (and its gate the one check): no module of krmfn
+    calls ``subprocess`` or ``os`` to start or fork a process (prepare-all's worker pool forks
+    itself, not a plugin)."""
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "krmfn").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not isinstance(node, ast.Attribute) or not isinstance(node.value, ast.Name):
+                continue
+            name = node.attr
+            if name in STARTS.get(node.value.id, ()) or (
+                node.value.id == "os" and name.startswith(("exec", "spawn"))
+            ):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value.id}.{name}")
+    assert found == []
