@@ -146,14 +146,14 @@ def test_a_program_that_cannot_start_is_an_os_error(tmp_path: Path) -> None:
 def test_a_threaded_process_starts_the_program_instead_of_forking(tmp_path: Path) -> None:
     out = script(
         """
-        import threading, time
+        import _thread, time
         from krmlib import run_program
         def forked():
             print("forked", flush=True)
             return 0
         argv = ["echo", "started"]
         print(run_program(argv, b"", timeout=30, child=forked).stdout.decode().strip())
-        threading.Thread(target=time.sleep, args=(3,), daemon=True).start()
+        _thread.start_new_thread(time.sleep, (3,))  # a thread threading does not count
         print(run_program(argv, b"", timeout=30, child=forked).stdout.decode().strip())
         """,
         "",
