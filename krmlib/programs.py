@@ -113,8 +113,8 @@ def _fork(child: Callable[[], int], cwd: str | None, fds: list[int]) -> int:
     import sys
 
     folder = os.open(cwd, os.O_RDONLY | os.O_DIRECTORY) if cwd is not None else None
+    ends: list[int] = []
     try:
-        ends: list[int] = []
         for _ in range(3):
             ends.extend(os.pipe())
         stdin_r, stdin_w, stdout_r, stdout_w, stderr_r, stderr_w = ends
@@ -124,13 +124,12 @@ def _fork(child: Callable[[], int], cwd: str | None, fds: list[int]) -> int:
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child (tested through what it does)
             _become(child, (stdin_r, stdout_w, stderr_w), [*ends, *fds], folder)
-        for fd in (stdin_r, stdout_w, stderr_w):
-            os.close(fd)
-        fds.extend((stdin_w, stdout_r, stderr_r))
+        fds.extend((stdin_w, stdout_r, stderr_r))  # ours (run_program closes them)
+        ends = [stdin_r, stdout_w, stderr_w]  # the child's
         return pid
     finally:
-        if folder is not None:
-            os.close(folder)
+        for fd in [*ends, *([folder] if folder is not None else [])]:
+            os.close(fd)
 
 
 def _become(  # pragma: no cover - runs in the forked child
