@@ -96,6 +96,7 @@ if TYPE_CHECKING:
     )
     from .paths import format_path, parse_path
     from .pkgpath import check_path_annotations, check_relative_path, default_file_name
+    from .programs import TooMuchOutput, run_program
     from .resourcelist import FunctionPackage, ResourceList
     from .results import Result, Results, Severity
     from .runner import read_files, run, run_resource_list, run_text
@@ -185,6 +186,8 @@ _WHERE = {
     "check_path_annotations": "pkgpath",
     "check_relative_path": "pkgpath",
     "default_file_name": "pkgpath",
+    "TooMuchOutput": "programs",
+    "run_program": "programs",
     "FunctionPackage": "resourcelist",
     "ResourceList": "resourcelist",
     "Result": "results",
@@ -234,6 +237,7 @@ __all__ = [
     "Result",
     "Results",
     "Severity",
+    "TooMuchOutput",
     "ValidationInfo",
     "add_readiness_gate",
     "cap_label",
@@ -280,6 +284,7 @@ __all__ = [
     "remove_leftovers",
     "remove_readiness_gate",
     "run",
+    "run_program",
     "run_resource_list",
     "run_text",
     "safe_target",

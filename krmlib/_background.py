@@ -24,9 +24,16 @@ ENV = "KRMFN_BACKGROUND_CHECK"
 
 def fork_safe() -> bool:
     """A child can be forked here: POSIX ``fork`` exists and this process runs one thread (a
-    fork copies only the calling thread; a lock another thread held would stay locked)."""
+    fork copies only the calling thread; a lock another thread held would stay locked). Threads
+    are counted as the kernel counts them (``/proc/self/stat``, as Python 3.12's fork warning
+    does): a thread started outside ``threading`` (pytest-xdist's, a C library's) counts too."""
     if not hasattr(os, "fork"):
         return False
+    try:
+        with open("/proc/self/stat", "rb") as handle:
+            return handle.read().rpartition(b")")[2].split()[17] == b"1"
+    except (OSError, IndexError):
+        pass
     threading = sys.modules.get("threading")  # not imported: no thread was started with it
     return threading is None or threading.active_count() == 1
 

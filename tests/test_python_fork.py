@@ -6,24 +6,22 @@ command would start (``KRMFN_PLUGIN_FORK=0``), compared here on the same scripts
 
 from __future__ import annotations
 
+import base64
+import builtins
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from types import FrameType
 
 import pytest
 
 from krmfn.preparer.executors import run_in_group
-from krmfn.preparer.pipes import STDERR_KEPT
 from krmfn.preparer.python_fork import FORK_ENV, python_script, same_interpreter
-from krmlib import command_read_root
+from krmlib.programs import STDERR_KEPT
 
 ROOT = Path(__file__).parent.parent
 EXAMPLE = ROOT / "examples" / "oran-cu"
@@ -38,33 +36,86 @@ def write(path: Path, text: str, mode: int = 0o644) -> Path:
     return path
 
 
-def run_both(
-    monkeypatch: pytest.MonkeyPatch, argv: list[str], data: bytes = b"", cwd: Path | None = None
-) -> tuple[subprocess.CompletedProcess[bytes], subprocess.CompletedProcess[bytes]]:
-    """(forked, fresh): the same command through each path (the fork checked to be taken)."""
+# The forked path needs a process with one thread (krmlib.run_program starts the command as a
+# process otherwise): a pytest-xdist worker has more, so the fork is taken in a fresh driver.
+DRIVER = """
+import base64, json, signal, sys
+from pathlib import Path
+from krmfn.preparer.executors import run_in_group
+from krmfn.preparer.python_fork import python_script
+from krmlib import command_read_root, fork_safe
+spec = json.loads(sys.argv[1])
+data = sys.stdin.buffer.read()
+taken = python_script(spec["argv"], spec["cwd"]) is not None and fork_safe()
+if spec["handler"]:
+    signal.signal(signal.SIGTERM, lambda number, frame: None)  # not the plugin's
+try:
+    with command_read_root(Path(spec["root"])):  # this process's context is not the plugin's
+        done = run_in_group(spec["argv"], data, spec["timeout"], spec["cwd"])
+except Exception as exc:
+    answer = {"error": type(exc).__name__, "errno": getattr(exc, "errno", None),
+              "strerror": getattr(exc, "strerror", None)}
+else:
+    answer = {"code": done.returncode, "out": base64.b64encode(done.stdout).decode(),
+              "err": base64.b64encode(done.stderr).decode()}
+print(json.dumps({**answer, "taken": taken}))
+"""
+
+
+def run_forked(
+    argv: list[str],
+    data: bytes = b"",
+    cwd: Path | str | None = None,
+    timeout: float = 60,
+    root: Path | None = None,
+    handler: bool = False,
+) -> subprocess.CompletedProcess[bytes]:
+    """``run_in_group`` in a fresh process with one thread, the fork checked to be taken; its
+    exception (a timeout, an OSError) raised here."""
     folder = str(cwd) if cwd is not None else None
+    spec = {
+        "argv": argv,
+        "cwd": folder,
+        "timeout": timeout,
+        "root": str(root or ROOT),
+        "handler": handler,
+    }
+    env = {k: v for k, v in os.environ.items() if k != FORK_ENV}
+    done = subprocess.run(
+        [sys.executable, "-c", DRIVER, json.dumps(spec)],
+        input=data,
+        capture_output=True,
+        env=env,
+        timeout=timeout + 60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    answer = json.loads(done.stdout)
+    assert answer["taken"], "the fork was not taken"
+    if answer.get("error") == "TimeoutExpired":
+        raise subprocess.TimeoutExpired(argv, timeout)
+    if "error" in answer:
+        raise getattr(builtins, answer["error"])(answer["errno"], answer["strerror"])
+    out, err = (base64.b64decode(answer[k]) for k in ("out", "err"))
+    return subprocess.CompletedProcess(argv, answer["code"], out, err)
+
+
+def run_both(
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    data: bytes = b"",
+    cwd: Path | None = None,
+    **driver: object,
+) -> tuple[subprocess.CompletedProcess[bytes], subprocess.CompletedProcess[bytes]]:
+    """(forked, fresh): the same command through each path."""
     monkeypatch.delenv(FORK_ENV, raising=False)
-    assert python_script(argv, folder) is not None
-    forked = run_in_group(argv, data, 60, folder)
+    assert python_script(argv, str(cwd) if cwd is not None else None) is not None
+    forked = run_forked(argv, data, cwd, **driver)  # type: ignore[arg-type]
     monkeypatch.setenv(FORK_ENV, "0")
-    assert python_script(argv, folder) is None
-    fresh = run_in_group(argv, data, 60, folder)
+    assert python_script(argv, str(cwd) if cwd is not None else None) is None
+    fresh = run_in_group(argv, data, 60, str(cwd) if cwd is not None else None)
     monkeypatch.delenv(FORK_ENV)
     return forked, fresh
-
-
-@pytest.fixture
-def parent_handler() -> Iterator[None]:
-    """A SIGTERM handler in this process, which a plugin must not inherit."""
-
-    def handler(number: int, frame: FrameType | None) -> None:
-        pass
-
-    old = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
 
 
 CONTRACT = f"""\
@@ -78,6 +129,7 @@ CONTRACT = f"""\
         "file": __file__,
         "package": __package__,
         "spec": repr(__spec__),
+        "loader": type(__loader__).__name__,
         "main": sys.modules["__main__"].__dict__ is globals(),
         "path0": sys.path[0],
         "cwd": os.getcwd(),
@@ -98,7 +150,7 @@ CONTRACT = f"""\
 
 
 def test_a_script_sees_what_a_fresh_interpreter_shows_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parent_handler: None
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     plugins = tmp_path / "real"
     plugins.mkdir()
@@ -106,17 +158,33 @@ def test_a_script_sees_what_a_fresh_interpreter_shows_it(
     (tmp_path / "link.py").symlink_to(plugins / "plugin.py")  # sys.path[0]: the real folder
     monkeypatch.setenv("PLUGIN_VAR", "from the environment")
     argv = [sys.executable, str(tmp_path / "link.py"), "one", "two words"]
-    with command_read_root(tmp_path):  # this process's context is not the plugin's
-        forked, fresh = run_both(monkeypatch, argv, "héllo\nworld".encode(), cwd=plugins)
+    forked, fresh = run_both(
+        monkeypatch, argv, "héllo\nworld".encode(), cwd=plugins, root=tmp_path, handler=True
+    )
     assert forked.returncode == fresh.returncode == 0
     assert forked.stderr == fresh.stderr == b"to stderr\nexit handler ran\n"
     seen, expected = json.loads(forked.stdout), json.loads(fresh.stdout)
     assert (seen.pop("warm"), expected.pop("warm")) == (True, False)
+    # runpy.run_path's differences (krmfn/preparer/README.md): no loader, package ""
+    assert (seen.pop("loader"), expected.pop("loader")) == ("NoneType", "SourceFileLoader")
+    assert (seen.pop("package"), expected.pop("package")) == ("", None)
     assert seen == expected
     assert seen["argv"] == [str(tmp_path / "link.py"), "one", "two words"]
     assert seen["path0"] == str(plugins.resolve()) and seen["cwd"] == str(plugins)
     assert seen["input"] == "héllo\nworld" and seen["roots"] == []
     assert seen["name"] == "__main__" and seen["main"] and seen["group"] and seen["session"]
+
+
+def test_a_relative_script_sees_its_absolute_path_in_argv0(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """runpy's third difference (README): ``python3 plugin.py`` run in its folder."""
+    write(tmp_path / "plugin.py", "import json, sys\nprint(json.dumps([sys.argv, __file__]))\n")
+    argv = [sys.executable, "plugin.py", "arg"]
+    forked, fresh = run_both(monkeypatch, argv, cwd=tmp_path)
+    absolute = str(tmp_path / "plugin.py")
+    assert json.loads(fresh.stdout) == [["plugin.py", "arg"], absolute]
+    assert json.loads(forked.stdout) == [[absolute, "arg"], absolute]
 
 
 @pytest.mark.parametrize(
@@ -206,7 +274,10 @@ def test_a_timeout_kills_the_plugin_and_what_it_started(
     assert (python_script(argv, None) is not None) == (fork == "1")
     start = time.monotonic()
     with pytest.raises(subprocess.TimeoutExpired):
-        run_in_group(argv, b"", 3, None)
+        if fork == "1":
+            run_forked(argv, timeout=3)
+        else:
+            run_in_group(argv, b"", 3, None)
     assert time.monotonic() - start < 30
     grandchild = int(pid_file.read_text())
     for _ in range(100):
@@ -222,11 +293,13 @@ def test_a_working_folder_that_is_missing_fails_as_it_does_for_a_process(
     script = write(tmp_path / "plugin.py", "print('never')\n")
     argv, missing = [sys.executable, str(script)], str(tmp_path / "missing")
     errors = []
-    for fork in ("1", "0"):
-        monkeypatch.setenv(FORK_ENV, fork)
-        with pytest.raises(OSError) as caught:
-            run_in_group(argv, b"", 10, missing)
-        errors.append((type(caught.value), caught.value.strerror))
+    with pytest.raises(OSError) as caught:
+        run_forked(argv, cwd=missing, timeout=10)
+    errors.append((type(caught.value), caught.value.strerror))
+    monkeypatch.setenv(FORK_ENV, "0")
+    with pytest.raises(OSError) as caught:
+        run_in_group(argv, b"", 10, missing)
+    errors.append((type(caught.value), caught.value.strerror))
     assert errors[0] == errors[1] == (FileNotFoundError, "No such file or directory")
 
 

@@ -87,7 +87,7 @@ def _run(ctx: PluginContext, argv: list[str], stdin: str) -> tuple[str, str, flo
     import subprocess
     import time
 
-    from .pipes import TooMuchOutput
+    from krmlib import TooMuchOutput
 
     spec = ctx.spec
     name = _name(ctx)
@@ -160,43 +160,17 @@ def _parse_by(ctx: PluginContext, deadline: float, parse: Callable[[str], T], te
 def run_in_group(
     argv: list[str], data: bytes, timeout: float, cwd: str | None
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run ``argv`` in a process group of its own; on timeout the whole group is killed (no
-    child the plugin started keeps running) and ``TimeoutExpired`` is raised; more output than
-    :func:`.pipes.output_cap` is ``TooMuchOutput`` (the group killed too). A Python script
-    this interpreter would run runs in a fork of this process (:mod:`.python_fork`)."""
-    import subprocess
-    import time
+    """Run ``argv`` through ``krmlib.run_program`` (the input check's gate first; a process
+    group of its own, killed whole on a timeout, ``TimeoutExpired``, or on more output than
+    its cap, ``TooMuchOutput``). A Python script this interpreter would run runs in a fork of
+    this process (:mod:`.python_fork`)."""
+    from krmlib import run_program
 
-    from .pipes import Timeout, supervise
-    from .python_fork import python_script, run_forked  # its own imports: not start-up costs
+    from .python_fork import child_of, python_script  # its own imports: not start-up costs
 
     script = python_script(argv, cwd)
-    if script is not None:
-        return run_forked(script, argv, data, timeout, cwd)
-    deadline = time.monotonic() + timeout
-    proc = subprocess.Popen(
-        argv,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=cwd,
-        start_new_session=True,
-    )
-    fds: list[int] = []
-    for stream in (proc.stdin, proc.stdout, proc.stderr):
-        assert stream is not None
-        fds.append(os.dup(stream.fileno()))  # ours to close, as pipes.communicate does
-        stream.close()
-    try:
-        code, out, err = supervise(proc.pid, (fds[0], fds[1], fds[2]), data, deadline, fds)
-    except Timeout:
-        raise subprocess.TimeoutExpired(argv, timeout) from None
-    finally:
-        proc.returncode = proc.returncode if proc.returncode is not None else -1  # reaped
-        for fd in fds:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-    return subprocess.CompletedProcess(argv, code, out, err)
+    child = child_of(script, argv) if script is not None else None
+    return run_program(argv, data, timeout=timeout, cwd=cwd, child=child)
 
 
 def _name(ctx: PluginContext) -> str:

@@ -5,7 +5,8 @@ nothing. A package is prepared in-process (its exec plugins are the only subproc
 back through ``krmlib.Package``; a package whose files did not change since it was last prepared
 is not prepared again, and one whose Deployment is prepared is only read. The catalog is read once
 per run. With ``--jobs N`` packages that are not nested in one another run side by side in N
-worker processes (forked after the catalog is read, so they share it).
+worker processes (forked after the catalog is read, so they share it; a process with other
+threads does not fork, and prepares them one at a time).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from krmlib import (
     ResourceList,
     Results,
     command_read_root,
+    fork_safe,
     internal_error,
     parse_config,
     read_documents,
@@ -404,7 +406,7 @@ def run_pass(
 ) -> Iterator[Outcome]:
     """Prepare ``tasks`` (children first); a package starts once no package nested in it is
     waiting or running, and never beside one it is nested in."""
-    if jobs <= 1 or len(tasks) <= 1:
+    if jobs <= 1 or len(tasks) <= 1 or not fork_safe():  # workers fork: one thread only
         for task in tasks:
             outcome = prepare_package(task)
             report(outcome)

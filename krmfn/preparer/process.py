@@ -111,9 +111,10 @@ def process(rl: ResourceList, config: Config) -> None:
     catalog = load_catalog(folder, inline, rl.results, read_roots(view.root))
     if not check_placements(own, catalog, registry.is_builtin_placement, rl.results):
         return
-    if any(not plugin.builtin for plugin in config.plugins):
-        rl.verify()  # a plugin runs code: never on input that the whole-input check refuses
-    # (the built-in site preparer's writes into the catalog pass krmlib's gate in write_package)
+    if any(plugin.python for plugin in config.plugins):
+        rl.verify()  # a python plugin runs code here: never on input the whole-input check refuses
+    # (exec and image plugins pass krmlib's gate in run_program, the built-in site preparer's
+    # writes into the catalog in write_package)
     loop = Loop(rl, config, registry, catalog, folder)
     left = loop.run()
     view = PackageView.of(rl.items)

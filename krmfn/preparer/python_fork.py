@@ -5,42 +5,33 @@ of an exec plugin would start the interpreter that runs the preparer on a script
 which the preparer runs with its own Python; ``python3 plugin.py`` with the same interpreter;
 a script whose ``#!`` line names it, directly or as ``/usr/bin/env python3`` found on ``PATH``),
 the script runs in a forked child of this process instead: what is imported already stays
-imported. The child keeps the contract of the process the command would start: its own process
-group (the timeout kills the group), the pipes on fds 0, 1 and 2, the working folder and the
-environment, ``sys.argv``, a fresh ``__main__`` module, the interpreter's signal handlers and
-standard streams, and its exit status (``SystemExit`` as the interpreter honours it; an uncaught
-exception is printed with its traceback on stderr and exits 1). ``KRMFN_PLUGIN_FORK=0`` turns it
-off; so does a process with threads, one started with interpreter options other than ``-u`` and
-``-B``, and one whose ``PYTHON*``, locale or ``HOME`` variables changed since it started (a new
-interpreter would start differently).
+imported. The fork, its session, working folder, pipes, limits and the input check's gate are
+``krmlib.run_program``'s (``child=``), which starts the command as a process instead when this
+process has more than one thread. What is left here: which commands qualify (:func:`python_script`)
+and the child's interpreter state (:func:`child_of`): the interpreter's signal handlers and
+standard streams, ``sys.argv``, ``sys.path[0]``, then ``runpy.run_path`` as ``__main__`` and the
+exit status as the interpreter gives it. ``KRMFN_PLUGIN_FORK=0`` turns it off; so does a process
+started with interpreter options other than ``-u`` and ``-B``, and one whose ``PYTHON*``, locale or
+``HOME`` variables changed since it started (a new interpreter would start differently).
 """
 
 from __future__ import annotations
 
 import atexit
-import builtins
 import contextlib
 import contextvars
 import functools
 import gc
 import importlib
-import importlib.machinery
 import io
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import threading
-import time
-import types
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
-
-from krmlib import fork_safe
-
-from .pipes import Timeout, supervise
 
 FORK_ENV = "KRMFN_PLUGIN_FORK"
 _OFF = frozenset({"0", "false", "no", "off"})
@@ -57,9 +48,10 @@ class Script(NamedTuple):
 
 
 def fork_enabled() -> bool:
-    """Forking is on (``KRMFN_PLUGIN_FORK`` not 0), possible (POSIX), safe (no other thread)
-    and faithful (this interpreter started without options that change what a script sees)."""
-    if os.environ.get(FORK_ENV, "1").strip().lower() in _OFF or not fork_safe():
+    """Forking is on (``KRMFN_PLUGIN_FORK`` not 0), possible (POSIX) and faithful (this
+    interpreter started without options that change what a script sees). Whether it is safe
+    (one thread) is ``krmlib.run_program``'s to say, at the fork."""
+    if os.environ.get(FORK_ENV, "1").strip().lower() in _OFF or not hasattr(os, "fork"):
         return False
     return not _interpreter_options() and _startup_settings(os.environ) == _startup_settings(
         _startup_environment()
@@ -173,49 +165,29 @@ def _is_zip(path: str) -> bool:
         return True  # unreadable: let the interpreter say so
 
 
-# --- the parent ----------------------------------------------------------------------------------
+# --- the child ----------------------------------------------------------------------------------
 
 
-def run_forked(
-    script: Script, argv: Sequence[str], data: bytes, timeout: float, cwd: str | None
-) -> subprocess.CompletedProcess[bytes]:
-    """Run ``script`` in a forked child as ``subprocess.run`` would run ``argv``: ``data`` on its
-    stdin, stdout and stderr collected (:func:`.pipes.supervise`: capped, the group killed on
-    any failure), ``TimeoutExpired`` past ``timeout``; a working folder that cannot be entered
-    is an ``OSError``."""
-    deadline = time.monotonic() + timeout
+def child_of(script: Script, argv: Sequence[str]) -> Callable[[], int]:
+    """What the forked child runs (``krmlib.run_program(..., child=...)`` forks it, set up as
+    the process would be: session, working folder, pipes on fds 0, 1 and 2): the interpreter's
+    own state made fresh, then ``script`` as ``__main__``; it returns the exit status."""
     _warm()
-    folder = os.open(cwd, os.O_RDONLY | os.O_DIRECTORY) if cwd is not None else None
-    fds: list[int] = []
-    try:
-        for _ in range(3):
-            fds.extend(os.pipe())
-        stdin_r, stdin_w, stdout_r, stdout_w, stderr_r, stderr_w = fds
-        for stream in (sys.stdout, sys.stderr):  # nothing buffered here is written twice
-            with contextlib.suppress(Exception):
-                stream.flush()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child (tested through what it does)
-            _child(script, list(argv), (stdin_r, stdout_w, stderr_w), fds, folder)
-        for fd in (stdin_r, stdout_w, stderr_w):
-            fds.remove(fd)
-            os.close(fd)
-        try:
-            code, out, err = supervise(pid, (stdin_w, stdout_r, stderr_r), data, deadline, fds)
-        except Timeout:
-            raise subprocess.TimeoutExpired(list(argv), timeout) from None
-    finally:
-        for fd in fds:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        if folder is not None:
-            os.close(folder)
-    return subprocess.CompletedProcess(list(argv), code, out, err)
+
+    def run() -> int:  # pragma: no cover - runs in the forked child
+        gc.freeze()  # the parent's objects are not collected (nor finalized) here
+        _KEPT.append(sys.modules["__main__"])
+        _reset_signals()
+        _standard_streams()
+        sys.orig_argv = list(argv)
+        return contextvars.Context().run(_run_main, script)
+
+    return run
 
 
 # What a krmlib function imports when it runs (``krmlib.run``) and the preparer does not: imported
 # once here, so each child has it already (the child would import the same modules).
-_WARM_MODULES = ("krmlib.runner", "krmlib._args")
+_WARM_MODULES = ("krmlib.runner", "krmlib._args", "runpy", "pkgutil")
 
 
 @functools.cache
@@ -223,42 +195,6 @@ def _warm() -> None:
     for name in _WARM_MODULES:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
-
-
-# --- the child -----------------------------------------------------------------------------------
-
-
-def _child(  # pragma: no cover - runs in the forked child
-    script: Script,
-    argv: list[str],
-    std: tuple[int, int, int],
-    pipes: list[int],
-    folder: int | None,
-) -> None:
-    """Become the plugin process, run the script, exit with its status (never returns)."""
-    import fcntl  # POSIX, as fork is
-
-    code = 1
-    try:
-        gc.freeze()  # the parent's objects are not collected (nor finalized) here
-        _KEPT.append(sys.modules["__main__"])
-        os.setsid()
-        if folder is not None:
-            os.fchdir(folder)
-        high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 3) for fd in std]  # none of them is 0, 1 or 2
-        for target, fd in enumerate(high):
-            os.dup2(fd, target)
-        for fd in {*pipes, *high, *([folder] if folder is not None else [])} - {0, 1, 2}:
-            os.close(fd)
-        _reset_signals()
-        _standard_streams()
-        sys.orig_argv = argv
-        code = contextvars.Context().run(_run_main, script)
-    except BaseException as exc:  # a failure to set up: say what, as the interpreter would
-        with contextlib.suppress(Exception):
-            os.write(2, f"krmfn: cannot start the plugin {script.path}: {exc!r}\n".encode())
-    finally:
-        os._exit(code)
 
 
 def _reset_signals() -> None:
@@ -322,11 +258,12 @@ _KEPT: list[object] = []
 
 
 def _run_main(script: Script) -> int:  # pragma: no cover - runs in the forked child
-    """``python SCRIPT ARGS`` from here on: the exit status."""
+    """``python SCRIPT ARGS`` from here on (``runpy.run_path``): the exit status."""
+    import runpy
+
     path = os.path.abspath(script.path)
     try:
-        with open(path, "rb") as handle:
-            source = handle.read()
+        os.close(os.open(path, os.O_RDONLY))
     except OSError as exc:
         sys.stderr.write(
             f"{sys.executable}: can't open file {path!r}: [Errno {exc.errno}] {exc.strerror}\n"
@@ -335,20 +272,17 @@ def _run_main(script: Script) -> int:  # pragma: no cover - runs in the forked c
     sys.argv = [script.path, *script.args]
     if not sys.flags.safe_path:
         sys.path[:1] = [os.path.dirname(os.path.realpath(path))]
-    main = types.ModuleType("__main__")
-    main.__file__ = path
-    main.__cached__ = None  # type: ignore[attr-defined]
-    main.__builtins__ = builtins  # type: ignore[attr-defined]
-    main.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
-    sys.modules["__main__"] = main
     atexit._clear()  # the parent's exit handlers are not the script's
     code = 0
     try:
-        exec(compile(source, path, "exec", dont_inherit=True), main.__dict__)
+        runpy.run_path(path, run_name="__main__")
     except SystemExit as exc:
         code = _exit_status(exc)
     except BaseException as exc:  # as the interpreter: the traceback on stderr, status 1
-        tb = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
+        ours = (__file__, runpy.run_path.__code__.co_filename)  # runpy may be frozen
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename in ours:
+            tb = tb.tb_next  # the script's frames only, as the interpreter shows them
         sys.excepthook(type(exc), exc.with_traceback(tb), tb)
         if isinstance(exc, KeyboardInterrupt):
             _finish(1)
@@ -386,4 +320,4 @@ def _finish(code: int) -> int:
     return code
 
 
-__all__ = ["FORK_ENV", "Script", "fork_enabled", "python_script", "run_forked", "same_interpreter"]
+__all__ = ["FORK_ENV", "Script", "child_of", "fork_enabled", "python_script", "same_interpreter"]
