@@ -158,7 +158,6 @@ _MAX_INDENT = 40
 # The next line indented at most n (its indent, its text): deeper lines are skipped in C.
 _AT_MOST: dict[int, re.Pattern[str]] = {}
 _NEXT_LINE = re.compile(r"\n( *)([^ \n][^\n]*)")  # the next line that is not blank
-_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_./-]*):(?:$| +(.*))")
 _PLAIN_OK = re.compile(r"[ -~]*")  # printable ASCII: no character a plain scalar treats apart
 _PLAIN_FIRST_BAD = frozenset("?:,[]{}#&*!|>'\"%@`")
 _NULLS = frozenset(("", "~", "null", "Null", "NULL"))
@@ -209,26 +208,31 @@ def _level(text: str, at: int, indent: int) -> Level:
     if finder is None:
         if indent > _MAX_INDENT:
             raise _Unsure
-        finder = _AT_MOST[indent] = re.compile(r"\n( {0,%d})([^ \n][^\n]*)" % indent)  # noqa: UP031
+        # a line indented at most ``indent``: a key line (its key and the rest of the line),
+        # or any other line (a comment, a list entry, a scalar)
+        finder = _AT_MOST[indent] = re.compile(
+            r"\n( {0,%d})(?:([A-Za-z_][A-Za-z0-9_./-]*):(?![^ \n]) *([^\n]*)|([^ \n][^\n]*))"  # noqa: UP031
+            % indent
+        )
     found: Level = {}
     open_key = False  # the last key's value is on the following lines (a list may sit level)
     for match in finder.finditer(text, at):
-        spaces, body = match.groups()
-        if body[0] == "#":
+        spaces, key, rest, other = match.groups()
+        if other is not None and other[0] == "#":
             continue  # a comment line
         if len(spaces) < indent:
             break  # the map ended
-        if body[0] == "-" and (len(body) == 1 or body[1] == " "):
-            if not open_key:
-                raise _Unsure
-            continue  # a list written level with its key
-        key_line = _KEY_LINE.fullmatch(body)
-        if key_line is None:
+        if key is None:
+            if other[0] == "-" and (len(other) == 1 or other[1] == " "):
+                if not open_key:
+                    raise _Unsure
+                continue  # a list written level with its key
             raise _Unsure
-        key = intern(key_line.group(1))
+        key = intern(key)
         if key in found or (key[0] in "nNtTfF" and resolve_plain(key) is not key):
             raise _Unsure
-        rest = _strip_comment(key_line.group(2) or "")
+        if rest and ("#" in rest or rest[-1] == " "):
+            rest = _strip_comment(rest)
         if rest and rest[0] in "'\"[{":
             _quoted_or_empty(rest)  # a value that could go on over lines: unsure unless closed
         found[key] = (match.end(), rest or None)

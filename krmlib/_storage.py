@@ -82,8 +82,9 @@ class Storage:
         self.plain: Any = plain
         self.dirty = src is None
         self.spliced = False
-        # labels/annotations read from the text (made on first read: most items are never asked)
-        self.scanned: dict[str, dict[str, str] | None] | None = None
+        # what was scanned from the text (made on first read: most items are never asked):
+        # labels/annotations by their section name, values by their path of keys
+        self.scanned: dict[Any, Any] | None = None
         self.header: Header | None = None
 
     @classmethod
@@ -211,9 +212,16 @@ class Storage:
             and keys
             and all(type(key) is str for key in keys)
         ):
-            found = _scan.scan_value(self.src, self.form == "item", keys)  # type: ignore[arg-type]
-            if found is not _scan.UNSURE:
-                return MISSING if found is _scan.ABSENT else found
+            scanned = self.scanned
+            if scanned is None:
+                scanned = self.scanned = {}
+            found = scanned.get(keys, _scan.UNSURE)
+            if found is _scan.UNSURE:  # a path read again is not scanned again
+                found = _scan.scan_value(self.src, self.form == "item", keys)  # type: ignore[arg-type]
+                if found is _scan.UNSURE:
+                    return walk(self.read(), keys, obj)
+                scanned[keys] = found
+            return MISSING if found is _scan.ABSENT else found
         return walk(self.read(), keys, obj)
 
     def release(self) -> None:
@@ -253,7 +261,7 @@ class Storage:
                 scanned = self.scanned = {}
             if section not in scanned:
                 scanned[section] = _scan.scan_metadata_map(self.src, self.form == "item", section)
-            found = scanned[section]
+            found: dict[str, Any] | None = scanned[section]
             if found is not None:
                 return found
         value = walk(self.read(), path, obj)
