@@ -1,7 +1,9 @@
-"""Cheap reads of an item's text without parsing it: apiVersion, kind, name, namespace.
+"""Cheap reads of an item's text without parsing it: the header (apiVersion, kind, name,
+namespace), ``metadata.labels``/``annotations``, and the value at a path of keys.
 
-kpt writes items in one regular block style; these scans read that style and return ``None`` for
-anything else (flow maps, anchors, tags, escapes), and the caller then parses the item for real.
+kpt writes items in one regular block style; these scans read that style and give way (``None``,
+or :data:`UNSURE` for a path) on anything else (flow maps, anchors, tags, escapes), and the
+caller then parses the item for real.
 """
 
 from __future__ import annotations
