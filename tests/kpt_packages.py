@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 from krmlib import Condition, KubeObject, get_conditions
 from krmlib.testing import read_tree, run_kpt
@@ -39,3 +40,26 @@ def kptfile_conditions(pkg: Path) -> dict[str, Condition]:
     """The conditions of ``pkg``'s Kptfile, by type."""
     kptfile = KubeObject.from_yaml((pkg / "Kptfile").read_text())
     return {c.type: c for c in get_conditions(kptfile)}
+
+
+KPT_ANNOTATIONS = ("config.kubernetes.io/", "internal.config.kubernetes.io/")
+
+
+def without_kpt_bookkeeping(item: dict[str, Any]) -> dict[str, Any]:
+    """The item without kpt's bookkeeping annotations (local-config kept), its Kptfile
+    conditions in type order: what an upstream golden and our output are compared as."""
+    metadata = item.get("metadata") or {}
+    annotations = {
+        k: v
+        for k, v in (metadata.get("annotations") or {}).items()
+        if k == "config.kubernetes.io/local-config" or not k.startswith(KPT_ANNOTATIONS)
+    }
+    if annotations:
+        metadata["annotations"] = annotations
+    else:
+        metadata.pop("annotations", None)
+    if item.get("kind") == "Kptfile":
+        conditions = (item.get("status") or {}).get("conditions")
+        if conditions:
+            item["status"]["conditions"] = sorted(conditions, key=lambda c: c["type"])
+    return item

@@ -19,36 +19,18 @@ from krmlib import ResourceList
 from krmlib._yaml import load_plain
 from krmlib.runner import run_text
 from krmlib.testing import DEFAULT_ENV, GoldenCase, golden_cases, kpt_source
+from tests.kpt_packages import without_kpt_bookkeeping
 
 TESTDATA = Path(__file__).resolve().parent.parent / "testdata"
 CASES = [
     c for c in golden_cases(TESTDATA, "interface-expander") if (c.path / "upstream.yaml").exists()
 ]
-KPT_ANNOTATIONS = ("config.kubernetes.io/", "internal.config.kubernetes.io/")
-
-
-def _plain(item: dict[str, Any]) -> dict[str, Any]:
-    metadata = item.get("metadata") or {}
-    annotations = {
-        k: v
-        for k, v in (metadata.get("annotations") or {}).items()
-        if k == "config.kubernetes.io/local-config" or not k.startswith(KPT_ANNOTATIONS)
-    }
-    if annotations:
-        metadata["annotations"] = annotations
-    else:
-        metadata.pop("annotations", None)
-    if item.get("kind") == "Kptfile":
-        conditions = (item.get("status") or {}).get("conditions")
-        if conditions:
-            item["status"]["conditions"] = sorted(conditions, key=lambda c: c["type"])
-    return item
 
 
 def _items(text: str) -> dict[tuple[str, str, str], dict[str, Any]]:
     doc = load_plain(text) or {}
     return {
-        (i["apiVersion"], i["kind"], i["metadata"]["name"]): _plain(i)
+        (i["apiVersion"], i["kind"], i["metadata"]["name"]): without_kpt_bookkeeping(i)
         for i in doc.get("items") or []
     }
 

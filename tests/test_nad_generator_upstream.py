@@ -19,29 +19,10 @@ import yaml
 from krmfn.nad_generator import Config, process
 from krmlib import ResourceList, run_text
 from krmlib.testing import DEFAULT_ENV, GoldenCase, golden_cases, kpt_source
+from tests.kpt_packages import without_kpt_bookkeeping
 
 TESTDATA = Path(__file__).resolve().parent.parent / "testdata"
 CASES = [c for c in golden_cases(TESTDATA, "nad-generator") if (c.path / "upstream.yaml").exists()]
-KPT_ANNOTATIONS = ("config.kubernetes.io/", "internal.config.kubernetes.io/")
-
-
-def plain(item: dict[str, Any]) -> dict[str, Any]:
-    """The item without kpt's bookkeeping, its Kptfile conditions in type order."""
-    metadata = item.get("metadata") or {}
-    annotations = {
-        k: v
-        for k, v in (metadata.get("annotations") or {}).items()
-        if k == "config.kubernetes.io/local-config" or not k.startswith(KPT_ANNOTATIONS)
-    }
-    if annotations:
-        metadata["annotations"] = annotations
-    else:
-        metadata.pop("annotations", None)
-    if item.get("kind") == "Kptfile":
-        conditions = (item.get("status") or {}).get("conditions")
-        if conditions:
-            item["status"]["conditions"] = sorted(conditions, key=lambda c: c["type"])
-    return item
 
 
 def items_of(text: str) -> dict[tuple[str, str, str, str], dict[str, Any]]:
@@ -52,7 +33,7 @@ def items_of(text: str) -> dict[tuple[str, str, str, str], dict[str, Any]]:
             i["kind"],
             i["metadata"].get("namespace", ""),
             i["metadata"]["name"],
-        ): plain(i)
+        ): without_kpt_bookkeeping(i)
         for i in doc.get("items") or []
     }
 
