@@ -82,6 +82,7 @@ def _process(
     process: Process, config_model: type[FunctionConfig] | None, rl: ResourceList
 ) -> ResourceList:
     try:
+        rl.package()  # the one package rule: an item contradicting it fails every function
         config = None
         if config_model is not None:
             from .config import parse_config

@@ -76,7 +76,7 @@ def process(rl: ResourceList, config: Config) -> None:
             ref.name,
             namespace,
             kind=ref.kind,
-            source=None if named_by_config else items.kptfile,
+            source=None if named_by_config else rl.package().kptfile,
             field=config.field_path("parent.name") if named_by_config else "metadata.name",
             namespace_field=config.field_path("parent.namespace"),
         )

@@ -46,7 +46,7 @@ def process(rl: ResourceList, config: Config) -> None:
     if not len(rl.items):
         rl.results.info("no resources present in the resourcelist")
         return
-    kptfile = rl.items.kptfile
+    kptfile = rl.package().kptfile  # the rendered package's, not a subpackage's
     conditions = Conditions(kptfile)  # read once: thousands of conditions in a big package
     listed = [c for t in conditions.types() if (c := conditions.get(t)) is not None]
     dialect = choose(rl, config, listed)
@@ -363,9 +363,8 @@ class Run:
         """The NAD cannot be written: its condition says why (reason kept), and a warning."""
         self.conditions.set(Condition(condition.type, "False", condition.reason, message))
         field = exc.field if isinstance(exc, KrmError) else None
-        self.rl.results.warning(
-            f"no {NAD_KIND} for {condition.type}: {message}", obj or self.rl.items.kptfile, field
-        )
+        where = obj or self.rl.package().kptfile
+        self.rl.results.warning(f"no {NAD_KIND} for {condition.type}: {message}", where, field)
 
     def report(self) -> None:
         counts = self.counts
