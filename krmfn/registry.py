@@ -109,6 +109,10 @@ FUNCTIONS: tuple[Function, ...] = (
         "dnn-generator",
         "IPClaims for DataNetwork pools, their prefixes into its status (Nephio's dnn-fn)",
     ),
+    Function(
+        "nfdeploy",
+        "the NFDeployment's spec from its requirements, the readiness gate (Nephio's nfdeploy-fn)",
+    ),
 )
 
 BY_NAME = {function.name: function for function in FUNCTIONS}

@@ -72,6 +72,7 @@ CONFIGS: dict[str, tuple[dict[str, str], dict[str, Any]]] = {
     ),
     "nad-generator": ({"dialect": "nephio"}, {"dialect": "design"}),
     "dnn-generator": ({}, {}),  # no fields: dnn-fn has no config
+    "nfdeploy": ({}, {}),  # no fields: nfdeploy-fn has no config
 }
 FORMS = ("none", "configmap", "typed", "invalid")
 # Imported only where used (a hash, a mistyped name, an installed plugin, a child package, a
@@ -108,6 +109,7 @@ NOT_IN = {
     "applyset-labeler": {"hashlib"},  # the ApplySet id: CPython's own SHA-256, no OpenSSL
     "nad-generator": {"hashlib", "pathlib", "ipaddress"},  # ipaddress: only for routes
     "dnn-generator": {"hashlib", "pathlib", "ipaddress"},
+    "nfdeploy": {"hashlib", "pathlib"},  # ipaddress: only for the Interfaces' prefixes
 }
 # Runs that write an item through the round trip: none since the merger's fresh copies are cut
 # from the text (krmlib without_annotations).
