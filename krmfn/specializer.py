@@ -133,6 +133,7 @@ class Specializer:
         populate: Populate,
         update: Update,
         root: bool = False,
+        missing_for: str = "expected a for object but got nil",
     ) -> None:
         self.rl = rl
         self.for_kind = for_kind
@@ -141,6 +142,7 @@ class Specializer:
         self.populate = populate
         self.update = update
         self.root = root
+        self.missing_for = missing_for  # the update's error for a condition without its object
         self.ready = True
         self.instances: dict[str, Instance] = {}
         self.global_watches: list[tuple[GVK, KubeObject]] = []
@@ -423,10 +425,13 @@ class Specializer:
             return
         for name in sorted(self.instances):
             instance = self.instances[name]
-            if instance.failed or instance.obj is None:
+            if instance.failed:
                 continue
             children = sorted(instance.children.items(), key=lambda kv: (kv[0][1], kv[0][2]))
             if any(c.condition is None or c.condition.status == "False" for _, c in children):
+                continue
+            if instance.obj is None:  # a condition whose object left: upstream's update fails
+                self.set_failed(name, self.missing_for)
                 continue
             owned = [c.obj for _, c in children if c.obj is not None]
             try:

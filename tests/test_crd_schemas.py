@@ -44,8 +44,8 @@ EXAMPLES = {
     "interface-expander": ["upf"],
     "topology-to-pvs": ["topology"],
     "nad-generator": ["free5gc-upf"],
-    "dnn-generator": [],
-    "nfdeploy": [],
+    "dnn-generator": ["free5gc-upf"],
+    "nfdeploy": ["free5gc-upf"],
 }
 
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")

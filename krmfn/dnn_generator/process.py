@@ -68,6 +68,7 @@ class DnnGenerator:
             watches={WORKLOAD_CLUSTER: self.watch_cluster},
             populate=self.populate,
             update=self.update,
+            missing_for="cannot initialize with a nil object",
         ).run()
 
     def watch_cluster(self, obj: KubeObject) -> None:
