@@ -128,8 +128,8 @@ def test_a_changed_pool_replaces_its_claim_in_its_file() -> None:
     # condkptsdk's quirk: the claim's condition in its inventory is still "True" (only the
     # Kptfile's says "update resource"), so stage 2 runs and the DataNetwork is "update done"
     assert found[DNN_TYPE]["message"] == "update done"
-    network = next(o for o in rl.items if o.kind == "DataNetwork")
-    assert network.get("status.pools") == [{"name": "pool1", "ipClaim": {}}]
+    written = next(o for o in rl.items if o.kind == "DataNetwork")
+    assert written.get("status.pools") == [{"name": "pool1", "ipClaim": {}}]
 
 
 def test_a_claim_marked_for_deletion_and_wanted_again_loses_its_mark() -> None:
