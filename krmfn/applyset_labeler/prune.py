@@ -28,7 +28,13 @@ _LOCAL_ANNOTATION_PREFIXES = (
     "config.kubernetes.io/",
     "config.k8s.io/",
 )
-_LOCAL_ANNOTATIONS = ("internal.config.k8s.io/kpt-resource-id",)
+# kpt's round-trip id: ``internal.config.k8s.io/`` up to v1.0.0-beta.67, renamed to
+# ``internal.config.kubernetes.io/`` on kpt's main (kptdev/kpt fe84ac7b, pkg/fn/runtime/utils.go).
+RESOURCE_ID_ANNOTATIONS = (
+    "internal.config.k8s.io/kpt-resource-id",
+    "internal.config.kubernetes.io/kpt-resource-id",
+)
+_LOCAL_ANNOTATIONS = RESOURCE_ID_ANNOTATIONS
 
 
 def load_live_objects(value: list[dict[str, Any]] | str, items: Items) -> list[KubeObject]:
