@@ -43,7 +43,11 @@ def template_labels(topology: Topology, instance: Instance) -> dict[str, str]:
 
 
 def desired_pvs(
-    topology: Topology, instance: Instance, config: Config, gates: list[str]
+    topology: Topology,
+    instance: Instance,
+    config: Config,
+    gates: list[str],
+    workspace: str | None = None,
 ) -> dict[str, Any]:
     """The PackageVariantSet for ``instance`` as plain data (raises KrmError on a bad revision)."""
     name = pvs_name(topology, instance)
@@ -57,19 +61,21 @@ def desired_pvs(
         "kind": PVS_KIND,
         "metadata": metadata,
         "spec": {
-            "upstream": upstream(instance, config),
+            "upstream": upstream(instance, config, workspace),
             "targets": [target(topology, instance, config, gates)],
         },
     }
 
 
-def upstream(instance: Instance, config: Config) -> dict[str, Any]:
+def upstream(instance: Instance, config: Config, workspace: str | None = None) -> dict[str, Any]:
+    """``workspace``: the catalog's workspaceName for the class's revision (catalog.py): current
+    Porch pins through it and ignores ``revision``."""
     cls = instance.nf_class
     out: dict[str, Any] = {"repo": cls.repository, "package": cls.package}
     if cls.revision is not None:
         out["revision"] = revision(cls.revision, config, instance)
-    if cls.workspace:
-        out["workspaceName"] = cls.workspace
+    if cls.workspace or workspace:
+        out["workspaceName"] = cls.workspace or workspace
     return out
 
 
@@ -105,6 +111,8 @@ def target(
     template: dict[str, Any] = {}
     if config.downstream_package:
         template["downstream"] = {"package": package_name(topology, instance, config)}
+    if config.adoption_policy:
+        template["adoptionPolicy"] = config.adoption_policy
     template["labels"] = template_labels(topology, instance)
     annotations: dict[str, str] = {}
     if config.approval_policy:
