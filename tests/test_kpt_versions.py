@@ -6,11 +6,15 @@ Each test names the kpt source it follows (kptdev/kpt, the commit given, the pat
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
 from krmfn.applyset_labeler.prune import RESOURCE_ID_ANNOTATIONS, first_difference
+from krmfn.registry import BY_NAME, FUNCTIONS
+from krmlib import run_resource_list
+from krmlib.testing import GoldenCase, golden_cases, kpt_source
 
 ROOT = Path(__file__).resolve().parent.parent
 KPT_MAIN = "23c57d7fae70ee87265d17e7fa75955d1c12e553"
@@ -103,3 +107,69 @@ def test_both_resource_id_annotations_are_local(name: str) -> None:
     live = {"metadata": {"name": "a", "uid": "u"}, "data": {"k": "v"}}
     assert first_difference(want, live) is None
     assert first_difference({**want, "data": {"k": "w"}}, live) == "data.k"
+
+
+# --- the functionConfig among the items (kpt <= beta.67) or not (kpt main) ------------------
+
+
+CONFIG_CASES = [
+    case
+    for function in FUNCTIONS
+    for case in golden_cases(ROOT / "testdata", function.name)
+    if case.config is not None and case.exit_code == 0 and function.name != "merger"
+]
+
+
+@pytest.mark.kpt
+@pytest.mark.parametrize("case", CONFIG_CASES, ids=str)
+def test_no_function_reads_its_config_from_the_items(
+    case: GoldenCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kpt fn eval --fn-config FILE` in the package passes FILE among the items up to
+    v1.0.0-beta.67 and not on kpt's main (kptdev/kpt 9044f12be, #4639: "Exclude fn-config from
+    function input items in kpt fn eval"; thirdparty/kyaml/runfn/runfn.go @23c57d7). Every
+    function reads its config from functionConfig only: with the config file among the items too,
+    the other items come out byte for byte the same, with the same results."""
+    assert case.config is not None
+    for key, value in case.env.items():
+        monkeypatch.setenv(key, value)
+    process, config = BY_NAME[case.function].load()
+    without = run_resource_list(process, config, kpt_source(case.package, case.config))
+    package = tmp_path / "package"
+    shutil.copytree(case.package, package)
+    inside = package / "fn-config.yaml"
+    inside.write_bytes(case.config.read_bytes())
+    with_item = run_resource_list(process, config, kpt_source(package, inside))
+    kept = [o for o in with_item.items if o.path != "fn-config.yaml"]
+    assert len(kept) == len(with_item.items) - 1
+    assert [o.to_yaml() for o in kept] == [o.to_yaml() for o in without.items]
+    assert [(r.severity, r.message, r.field_path) for r in with_item.results] == [
+        (r.severity, r.message, r.field_path) for r in without.results
+    ]
+
+
+def test_docs_table_names_each_version_with_its_commit() -> None:
+    """docs/kpt-versions.md: one row per kpt version we check, with the kpt commit, and every
+    test it names exists."""
+    text = (ROOT / "docs" / "kpt-versions.md").read_text(encoding="utf-8")
+    rows = [
+        line
+        for line in text.splitlines()
+        if line.startswith("| v1.0.0-beta.") or line.startswith("| main")
+    ]
+    versions = [row.split("|")[1].strip() for row in rows]
+    assert versions == [
+        "v1.0.0-beta.56",
+        "v1.0.0-beta.59",
+        "v1.0.0-beta.61.1",
+        "v1.0.0-beta.62",
+        "v1.0.0-beta.67",
+        "main",
+    ]
+    for row in rows:
+        assert re.search(r"`[0-9a-f]{7,40}`", row.split("|")[2]), row
+    tests = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").glob("test_*.py"))
+    for name in re.findall(r"`(test_[a-z_]+)`", text) + re.findall(r"::(test_[a-z_]+)`", text):
+        assert f"def {name}(" in tests, name
+    for case in re.findall(r"`testdata/([a-z-]+/[a-z0-9-]+)`", text):
+        assert (ROOT / "testdata" / case / "package").is_dir(), case
