@@ -11,9 +11,16 @@ packagevariant_types.go).
 
 from __future__ import annotations
 
+import copy
+import json
 from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
 
 from krmfn.topology_to_pvs import Config, process
+from krmfn.topology_to_pvs.pvs import CAPACITY_FIELDS, CAPACITY_FUNCTION
 from krmlib import ResourceList, run_resource_list
 from krmlib.testing import kpt_source
 
@@ -136,3 +143,81 @@ def test_adopt_existing_is_a_config_choice_written_to_the_template() -> None:
     assert pvs and all(
         o.get("spec.targets[0].template.adoptionPolicy") == "adoptExisting" for o in pvs
     )
+
+
+# --- capacity to where Nephio's blueprints read it ------------------------------------------
+# nephio-project/catalog 5e1a968e8cbd09a6b930405e38ee6a2ef066c8eb: workloads/free5gc/
+# pkg-example-{upf,smf,amf}-bp/capacity.yaml hold a local-config req.nephio.org/v1alpha1
+# Capacity; its CRD is nephio/core/nephio-operator/crd/bases/req.nephio.org_capacities.yaml
+# (vendored: testdata/crds/req.nephio.org_Capacity_v1alpha1.json). search-replace sets a field by
+# an absolute by-path as a plain scalar, its tag left empty so YAML implies the type
+# (kptdev/krm-functions-catalog functions/go/search-replace/searchreplace/search_replace.go
+# putValueByPath @0c8f75d9).
+
+CRDS = BASIC.parent.parent / "crds"
+PORCH_NOW = BASIC.parent / "porch-now"
+UPF_BLUEPRINT_CAPACITY: dict[str, Any] = {
+    "apiVersion": "req.nephio.org/v1alpha1",
+    "kind": "Capacity",
+    "metadata": {"name": "dataplane", "annotations": {"config.kubernetes.io/local-config": "true"}},
+    "spec": {"maxUplinkThroughput": "5G", "maxDownlinkThroughput": "5G"},
+}
+
+
+def _capacity_schema() -> dict[str, Any]:
+    data = json.loads((CRDS / "req.nephio.org_Capacity_v1alpha1.json").read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def test_capacity_fields_are_the_crds() -> None:
+    assert set(CAPACITY_FIELDS) == set(_capacity_schema()["properties"]["spec"]["properties"])
+
+
+def _search_replace(obj: dict[str, Any], mutator: dict[str, Any]) -> None:
+    """What search-replace does with an absolute by-path and a put-value (no by-value)."""
+    selector = mutator["selectors"][0]
+    if (obj["apiVersion"], obj["kind"]) != (selector["apiVersion"], selector["kind"]):
+        return
+    *parents, last = mutator["configMap"]["by-path"].split(".")
+    node = obj
+    for key in parents:
+        node = node.setdefault(key, {})
+    node[last] = yaml.safe_load(mutator["configMap"]["put-value"])  # a plain scalar
+
+
+def test_capacity_resource_mode_sets_a_valid_capacity_in_the_blueprint() -> None:
+    """porch-now's PVSs carry capacity as template.pipeline search-replace mutators selecting
+    the Capacity; applied to the UPF blueprint's Capacity they give one the CRD accepts, with
+    the topology's values."""
+    out = yaml.safe_load((PORCH_NOW / "expected" / "output.yaml").read_text(encoding="utf-8"))
+    [upf] = [o for o in out["items"] if o["metadata"]["name"] == "topology-123-free5gc-upf-1"]
+    mutators = upf["spec"]["targets"][0]["template"]["pipeline"]["mutators"]
+    assert all(m["image"] == CAPACITY_FUNCTION for m in mutators)
+    assert all(
+        "." not in m["name"] for m in mutators
+    )  # Porch names them PackageVariant.<pv>.<name>.<i>
+    capacity = copy.deepcopy(UPF_BLUEPRINT_CAPACITY)
+    for mutator in mutators:
+        _search_replace(capacity, mutator)
+    assert capacity["spec"] == {
+        "maxUplinkThroughput": "10G",
+        "maxDownlinkThroughput": "10G",
+        "maxSessions": 1000,
+        "maxSubscribers": 1000,
+        "maxNFConnections": 50,
+    }
+    jsonschema.Draft7Validator(_capacity_schema()).validate(capacity)
+    assert "packageContext" not in upf["spec"]["targets"][0]["template"]
+
+
+def test_a_capacity_key_the_capacity_lacks_is_a_warning() -> None:
+    text = kpt_source(BASIC / "package").replace("maxNFConnections", "maxPonies", 1)
+    text += (
+        "functionConfig:\n  apiVersion: krmfn.dev/v1alpha1\n  kind: TopologyToPVS\n"
+        "  metadata:\n    name: c\n  spec:\n    capacityMode: capacityResource\n"
+    )
+    rl = run_resource_list(process, Config, text)
+    [warning] = [r for r in rl.results if "maxPonies" in r.message]
+    assert warning.severity.value == "warning"
+    assert warning.field_path is not None and warning.field_path.endswith(".nfTemplate.capacity")

@@ -12,7 +12,7 @@ PLACEHOLDERS = ("topology", "instance")
 
 TargetSelector = Literal["repositorySelector", "objectSelector"]
 RevisionType = Literal["string", "integer", "asWritten"]
-CapacityMode = Literal["packageContext", "annotations", "none"]
+CapacityMode = Literal["packageContext", "capacityResource", "annotations", "none"]
 
 
 class WaitRule(Record):

@@ -29,7 +29,16 @@ from .porch import (
     revisions_of,
     target_objects,
 )
-from .pvs import ANN_TOPOLOGY, PVS_API_VERSION, PVS_DIR, PVS_KIND, desired_pvs
+from .pvs import (
+    ANN_TOPOLOGY,
+    CAPACITY_API_VERSION,
+    CAPACITY_FIELDS,
+    CAPACITY_KIND,
+    PVS_API_VERSION,
+    PVS_DIR,
+    PVS_KIND,
+    desired_pvs,
+)
 from .topology import (
     GROUPS,
     TOPOLOGY_KIND,
@@ -102,6 +111,8 @@ def process(rl: ResourceList, config: Config) -> None:
                 unpinnable.add(id(obj))
             if matched is not None:
                 _report_held(topology, i, matched[i.name], revisions_in, config, results)
+            if config.capacity_mode == "capacityResource":
+                _report_capacity(topology, i, results)
         desired = [
             desired_pvs(
                 topology,
@@ -215,6 +226,19 @@ def _report_name_clashes(planned: list[_Planned], results: Results) -> set[int]:
             )
             clashing.add(id(topology.obj))
     return clashing
+
+
+def _report_capacity(topology: Topology, instance: Instance, results: Results) -> None:
+    """Capacity fields a Nephio Capacity does not have reach no blueprint: a warning."""
+    unknown = [key for key in instance.capacity if key not in CAPACITY_FIELDS]
+    if unknown:
+        results.warning(
+            f"{instance.name}: capacity {', '.join(unknown)} is not a field of "
+            f"{CAPACITY_API_VERSION} {CAPACITY_KIND} ({', '.join(CAPACITY_FIELDS)}): "
+            "capacityMode capacityResource does not carry it",
+            topology.obj,
+            f"{instance.path}.nfTemplate.capacity",
+        )
 
 
 def _report_held(

@@ -28,6 +28,25 @@ CAPACITY_PREFIX = "capacity."
 CAPACITY_ANNOTATION = "capacity.krmfn.dev/"
 ANN_APPROVAL = "approval.nephio.org/policy"
 
+# capacityMode capacityResource: Nephio's blueprints keep capacity in a local-config
+# req.nephio.org/v1alpha1 Capacity (nephio-project/catalog workloads/free5gc/pkg-example-*-bp/
+# capacity.yaml @5e1a968e), which nfdeploy-fn reads. The PVS template's pipeline sets its fields
+# with the catalog's search-replace (by-path, put-value), one mutator per field; Porch prepends
+# template mutators to the downstream Kptfile's pipeline, named PackageVariant.<pv>.<name>.<i>
+# (porch 74d82d5 packagevariant_controller.go ensureKRMFunctions), so they run before the
+# blueprint's own functions; Porch's function runner runs search-replace v0.2.1 as a binary
+# (deployments/porch/23-function-configurations.yaml, binaryExecutor), no pod.
+CAPACITY_API_VERSION = "req.nephio.org/v1alpha1"
+CAPACITY_KIND = "Capacity"
+CAPACITY_FIELDS = (
+    "maxUplinkThroughput",
+    "maxDownlinkThroughput",
+    "maxSessions",
+    "maxSubscribers",
+    "maxNFConnections",
+)  # spec of req.nephio.org_capacities.yaml (nephio-project/catalog @5e1a968e)
+CAPACITY_FUNCTION = "ghcr.io/kptdev/krm-functions-catalog/search-replace:v0.2.1"
+
 _REVISION = re.compile(r"^v?(\d+)$")
 
 
@@ -128,10 +147,27 @@ def target(
         template["packageContext"] = {
             "data": {CAPACITY_PREFIX + key: value for key, value in data.items()}
         }
+    if data and config.capacity_mode == "capacityResource":
+        template["pipeline"] = {"mutators": capacity_mutators(data)}
     if config.target_selector == "objectSelector":
         template["injectors"] = [{"nameExpr": "target.name"}]
     out["template"] = template
     return out
+
+
+def capacity_mutators(data: dict[str, str]) -> list[dict[str, Any]]:
+    """One search-replace per capacity field that the blueprint's Capacity has, in the
+    topology's order (other fields: a warning, process.py)."""
+    return [
+        {
+            "image": CAPACITY_FUNCTION,
+            "name": f"capacity-{key.lower()}",
+            "selectors": [{"apiVersion": CAPACITY_API_VERSION, "kind": CAPACITY_KIND}],
+            "configMap": {"by-path": f"spec.{key}", "put-value": value},
+        }
+        for key, value in data.items()
+        if key in CAPACITY_FIELDS
+    ]
 
 
 def _text(value: Any) -> str:
