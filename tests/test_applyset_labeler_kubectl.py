@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
-from .kubectl_double import ApiDouble, serve
+from .kubectl_double import BUILTIN, ApiDouble, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "testdata" / "applyset-labeler"
@@ -206,3 +206,45 @@ def test_kubectl_reads_only_the_kubernetes_io_prefix(tmp_path: Path) -> None:
     assert "applyset.kubernetes.io/id" in done.stderr
     refused = (CASES / "check-kubectl-key-prefix" / "expected" / "output.yaml").read_text()
     assert "kubectl mode needs applyset.kubernetes.io" in refused
+
+
+def _collection(obj: dict[str, Any]) -> str:
+    """The list path of a live object's kind in its namespace (the double's built-in kinds)."""
+    group, _, version = obj["apiVersion"].rpartition("/")
+    [(resource, namespaced)] = [
+        (r, n) for g, v, r, _s, k, n in BUILTIN if (g, v, k) == (group, version, obj["kind"])
+    ]
+    base = f"/apis/{group}/{version}" if group else f"/api/{version}"
+    namespace = obj["metadata"].get("namespace", "")
+    return f"{base}/namespaces/{namespace}/{resource}" if namespaced else f"{base}/{resource}"
+
+
+@needs_kubectl
+def test_the_prune_preview_prunes_what_kubectl_prunes(tmp_path: Path) -> None:
+    """kubectl-prune-preview-scope: the double serves the snapshot (the live parent by its path,
+    the members in their lists); what the real kubectl prunes (client dry run) is exactly what
+    the preview says "would be pruned", and not the members outside the live parent's scope."""
+    case = CASES / "kubectl-prune-preview-scope"
+    command, set_id, out = _printed(case)
+    config = yaml.safe_load((case / "config.yaml").read_text(encoding="utf-8"))
+    objects: dict[str, dict[str, Any]] = {}
+    lists: dict[str, list[dict[str, Any]]] = {}
+    for index, live in enumerate(config["spec"]["liveObjects"]):
+        live["metadata"]["uid"] = f"uid-{index}"
+        if live["metadata"].get("labels", {}).get("applyset.kubernetes.io/id") == set_id:
+            objects[f"{_collection(live)}/{live['metadata']['name']}"] = live
+        elif live["kind"] != "Deployment":  # the member in the package: applied, not pruned
+            lists.setdefault(_collection(live), []).append(live)
+    package = tmp_path / "package"
+    shutil.copytree(case / "expected" / "package", package)
+    done = _kubectl(command, package, ApiDouble(objects=objects, lists=lists), tmp_path)
+    assert done.returncode == 0, done.stderr
+    pruned_by_kubectl = sorted(re.findall(r"^(\S+) pruned \(dry run\)$", done.stdout, re.M))
+    preview = [
+        f"{r['resourceRef']['kind'].lower()}/{r['resourceRef']['name']}"
+        for r in out["results"]
+        if str(r["message"]).startswith("would be pruned")
+    ]
+    assert pruned_by_kubectl == sorted(preview) == ["configmap/web-old"]
+    not_pruned = [r for r in out["results"] if str(r["message"]).startswith("not pruned")]
+    assert {r["resourceRef"]["name"] for r in not_pruned} == {"web-staging", "web"}
