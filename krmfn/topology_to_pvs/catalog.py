@@ -24,13 +24,16 @@ from .topology import Instance, NFClass, Topology
 _NUMBER = re.compile(r"^v?(\d+)$")
 
 
-def catalog_of(cls: NFClass, revisions: Iterable[KubeObject]) -> list[KubeObject]:
-    """The PackageRevisions of the class's upstream package among the inputs."""
-    return [
-        pr
-        for pr in revisions
-        if pr.get("spec.repository") == cls.repository and pr.get("spec.packageName") == cls.package
-    ]
+PackageIndex = dict[tuple[str, str], list[KubeObject]]
+
+
+def index_revisions(revisions: Iterable[KubeObject]) -> PackageIndex:
+    """PackageRevisions by (repository, package name): read once, looked up per instance."""
+    index: PackageIndex = {}
+    for pr in revisions:
+        key = (str(pr.get("spec.repository", "")), str(pr.get("spec.packageName", "")))
+        index.setdefault(key, []).append(pr)
+    return index
 
 
 def _number(value: object) -> int | None:
@@ -41,7 +44,7 @@ def _number(value: object) -> int | None:
 
 
 def pin_workspace(
-    cls: NFClass, revisions: list[KubeObject], config: Config, results: Results, warned: set[int]
+    cls: NFClass, revisions: PackageIndex, config: Config, results: Results, warned: set[int]
 ) -> tuple[bool, str | None]:
     """(ok, the workspaceName that pins the class's revision, or None).
 
@@ -52,7 +55,7 @@ def pin_workspace(
     if cls.workspace or cls.revision is None or config.revision_type == "string":
         return True, None  # a workspaceName already, or Porch v4.0.0 and older (reads revision)
     wanted = _number(cls.revision)
-    catalog = catalog_of(cls, revisions)
+    catalog = revisions.get((cls.repository, cls.package), [])
     field = "spec.packageRef.revision"
     if not catalog:
         if id(cls.obj) not in warned:
@@ -103,24 +106,26 @@ def held_elsewhere(
     topology: Topology,
     instance: Instance,
     matched: list[str],
-    revisions: Iterable[KubeObject],
+    revisions: PackageIndex,
     config: Config,
 ) -> list[str]:
     """The matched target repositories that already hold the downstream package, not ours."""
     name = package_name(topology, instance, config)
     ours = template_labels(topology, instance)
     found = set()
-    for pr in revisions:
-        repo = pr.get("spec.repository")
-        if repo not in matched or pr.get("spec.packageName") != name:
-            continue
-        labels = pr.labels
-        if (
-            labels.get(LABEL_DEPLOYMENT) == ours[LABEL_DEPLOYMENT]
-            and labels.get(LABEL_INSTANCE) == ours[LABEL_INSTANCE]
-        ):
-            continue  # ours: Porch made it from this set
-        if topology.namespace and pr.namespace and pr.namespace != topology.namespace:
-            continue
-        found.add(str(repo))
+    for repo in matched:
+        for pr in revisions.get((repo, name), []):
+            if _not_ours(pr, ours, topology):
+                found.add(repo)
     return sorted(found)
+
+
+def _not_ours(pr: KubeObject, ours: dict[str, str], topology: Topology) -> bool:
+    """A PackageRevision in the topology's namespace that this instance's set did not make."""
+    if topology.namespace and pr.namespace and pr.namespace != topology.namespace:
+        return False
+    labels = pr.labels
+    return not (
+        labels.get(LABEL_DEPLOYMENT) == ours[LABEL_DEPLOYMENT]
+        and labels.get(LABEL_INSTANCE) == ours[LABEL_INSTANCE]
+    )

@@ -7,7 +7,7 @@ from typing import Any
 from krmlib import KubeObject, ResourceList, Results
 from krmlib.children import ChildChange, ChildSync, OwnerNameAnnotation, RemoveChild
 
-from .catalog import held_elsewhere, pin_workspace
+from .catalog import PackageIndex, held_elsewhere, index_revisions, pin_workspace
 from .config import Config
 from .deployed import (
     NFDEPLOYED_API_VERSION,
@@ -87,6 +87,7 @@ def process(rl: ResourceList, config: Config) -> None:
         results.warning(mismatch, rl.function_config, config.field_path("targetSelector"))
     seen: set[tuple[str, str]] = set()
     planned: list[_Planned] = []
+    by_package = index_revisions(revisions_in)
     unpinnable: set[int] = set()  # topologies naming a class revision the catalog lacks
     warned: set[int] = set()  # classes already reported
     for obj in topologies(items):
@@ -106,11 +107,11 @@ def process(rl: ResourceList, config: Config) -> None:
         by_waiter = gates(topology, config.wait_rules)
         pins: dict[str, str | None] = {}
         for i in topology.instances:
-            ok, pins[i.name] = pin_workspace(i.nf_class, revisions_in, config, results, warned)
+            ok, pins[i.name] = pin_workspace(i.nf_class, by_package, config, results, warned)
             if not ok:
                 unpinnable.add(id(obj))
             if matched is not None:
-                _report_held(topology, i, matched[i.name], revisions_in, config, results)
+                _report_held(topology, i, matched[i.name], by_package, config, results)
             if config.capacity_mode == "capacityResource":
                 _report_capacity(topology, i, results)
         desired = [
@@ -245,7 +246,7 @@ def _report_held(
     topology: Topology,
     instance: Instance,
     matched: list[str],
-    revisions: list[KubeObject],
+    revisions: PackageIndex,
     config: Config,
     results: Results,
 ) -> None:
