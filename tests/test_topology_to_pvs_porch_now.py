@@ -221,3 +221,11 @@ def test_a_capacity_key_the_capacity_lacks_is_a_warning() -> None:
     [warning] = [r for r in rl.results if "maxPonies" in r.message]
     assert warning.severity.value == "warning"
     assert warning.field_path is not None and warning.field_path.endswith(".nfTemplate.capacity")
+
+
+def test_two_workspaces_for_one_revision_are_an_error_naming_both() -> None:
+    catalog = CATALOG + _catalog_pr("catalog-upf-1-again", "free5gc-upf", 1, "v1-again")
+    rl = _run(catalog)
+    [error] = [r for r in rl.results if r.severity.value == "error"]
+    assert "v1, v1-again" in error.message
+    assert error.resource_ref is not None and error.resource_ref["name"] == "upf-class-1"

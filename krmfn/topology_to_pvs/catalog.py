@@ -85,7 +85,9 @@ def pin_workspace(
             and (n := _number(pr.get("spec.revision"))) is not None
         }
     )
-    if published and not workspaces:
+    if len(workspaces) > 1:
+        reason = f"several of its Published PackageRevisions have it ({', '.join(workspaces)})"
+    elif published:
         reason = "its PackageRevision has no spec.workspaceName"
     else:
         shown = ", ".join(str(n) for n in have) or "none"
@@ -94,8 +96,8 @@ def pin_workspace(
         warned.add(id(cls.obj))
         results.error(
             f"the class pins {cls.repository}/{cls.package} to revision {cls.revision}, which "
-            f"the catalog does not have: {reason}; Porch would stall the variants or deploy "
-            "another revision",
+            f"the catalog's PackageRevisions do not name one workspace for: {reason}; Porch "
+            "would stall the variants or deploy another revision",
             cls.obj,
             field,
         )
