@@ -299,6 +299,16 @@ class ApplysetConfig(FunctionConfig):
     def _strip_slash(cls, value: Any) -> Any:
         return value.rstrip("/") if isinstance(value, str) else value
 
+    @field_validator("key_prefix")
+    @classmethod
+    def _kubectl_prefix(cls, value: str, info: ValidationInfo) -> str:
+        if info.data.get("mode") == "kubectl" and value != "applyset.kubernetes.io":
+            raise ValueError(
+                f"kubectl mode needs applyset.kubernetes.io (kubectl reads only that prefix), "
+                f"got {value!r}"
+            )
+        return value
+
     def effective_tooling(self) -> str:
         if self.tooling:
             return self.tooling
@@ -431,7 +441,7 @@ PLACEHOLDERS = ("topology", "instance")
 
 TargetSelector = Literal["repositorySelector", "objectSelector"]
 RevisionType = Literal["string", "integer", "asWritten"]
-CapacityMode = Literal["packageContext", "annotations", "none"]
+CapacityMode = Literal["packageContext", "capacityResource", "annotations", "none"]
 
 
 class WaitRule(BaseModel):
@@ -476,6 +486,9 @@ class TopologyToPvsConfig(FunctionConfig):
     capacity_mode: CapacityMode = Field(default="packageContext", alias="capacityMode")
     approval_policy: str = Field(default="", alias="approvalPolicy")
     downstream_package: str = Field(default="", alias="downstreamPackage")
+    adoption_policy: Literal["adoptNone", "adoptExisting", ""] = Field(
+        default="", alias="adoptionPolicy"
+    )
 
     @field_validator("downstream_package")
     @classmethod

@@ -84,6 +84,18 @@ class Config(FunctionConfig):
     def _strip_slash(cls, value: Any) -> Any:
         return value.rstrip("/") if isinstance(value, str) else value
 
+    @field_validator("key_prefix")
+    @classmethod
+    def _kubectl_prefix(cls, value: str, info: ValidationInfo) -> str:
+        # kubectl reads and writes only applyset.kubernetes.io/ (kubernetes/kubectl
+        # pkg/cmd/apply/applyset.go, ApplySetParentIDLabel and the other keys)
+        if info.data.get("mode") == "kubectl" and value != "applyset.kubernetes.io":
+            raise ValueError(
+                f"kubectl mode needs applyset.kubernetes.io (kubectl reads only that prefix), "
+                f"got {value!r}"
+            )
+        return value
+
     def effective_tooling(self) -> str:
         if self.tooling:
             return self.tooling
