@@ -12,12 +12,14 @@ From the two sizes: start-up (the 1-item count minus ``python -c pass``: what a 
 bare interpreter), the cost per item (the slope), and the count scaled to 10,000 items
 (the 1-item count plus 9,999 times the slope; the bench's 10k rows in CPU say how close linear is).
 
-``--check`` compares each count with ``bench/instructions.json`` (the counts of the last release,
-committed) and exits 1 when one is more than 5% above it; ``--record`` writes that file from this
-run. ``--root DIR`` measures another checkout's functions with this interpreter (its krmlib and
-krmfn first on the path): how a regression is found after the fact (``git worktree add DIR
-COMMIT``). The counts depend on the Python, libyaml and valgrind versions: a baseline recorded
-with another Python is not compared (the check says so).
+``--check`` compares each count, and each cost per item, with ``bench/instructions.json`` (counts
+recorded with ``--record``, committed; re-recorded at each release) and exits 1 when one is more
+than 5% above it; ``--results`` writes its section of bench/RESULTS.md. ``--root DIR``
+measures another checkout's functions with this interpreter (its krmlib and krmfn first on the
+path; the runs are in an empty working directory, so ``python -c`` does not import the code of
+the current one): how a regression is found after the fact (``git worktree add DIR COMMIT``).
+The counts depend on the Python, libyaml and valgrind versions: a baseline recorded with another
+Python is not compared (the check says so).
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ if str(ROOT) not in sys.path:  # `python bench/instructions.py` puts bench/ on t
 from bench import generate  # noqa: E402
 
 BASELINE = BENCH_DIR / "instructions.json"
+RESULTS = BENCH_DIR / "RESULTS.md"
+BEGIN = "<!-- instructions: begin (bench/instructions.py) -->"
+END = "<!-- instructions: end -->"
 CONFIGS = BENCH_DIR / "configs"
 FUNCTIONS = (
     "interface-expander",
@@ -124,7 +129,10 @@ def environment(root: Path) -> dict[str, str]:
 
 def count(argv: Sequence[str], stdin: Path | None, env: dict[str, str]) -> int:
     """Instructions of ``argv`` and every process it starts, under callgrind."""
-    with tempfile.TemporaryDirectory(prefix="krmfn-callgrind-") as tmp:
+    with (
+        tempfile.TemporaryDirectory(prefix="krmfn-callgrind-") as tmp,
+        tempfile.TemporaryDirectory(prefix="krmfn-callgrind-cwd-") as cwd,
+    ):
         out = Path(tmp) / "callgrind.%p"
         with stdin.open("rb") if stdin else open(os.devnull, "rb") as source:
             done = subprocess.run(
@@ -139,6 +147,8 @@ def count(argv: Sequence[str], stdin: Path | None, env: dict[str, str]) -> int:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 env=env,
+                cwd=cwd,  # empty: a function without a package folder looks in the working
+                # directory (the preparer for TKO's files): what is there must not count
             )
         if done.returncode != 0:
             tail = done.stderr.decode(errors="replace").strip().splitlines()[-3:]
@@ -156,9 +166,17 @@ def warm(argv: Sequence[str], stdin: Path | None, root: Path) -> None:
     """One run outside valgrind, writing bytecode: a count is of running, not compiling."""
     env = {**environment(root)}
     env.pop("PYTHONDONTWRITEBYTECODE")
-    with stdin.open("rb") if stdin else open(os.devnull, "rb") as source:
+    with (
+        stdin.open("rb") if stdin else open(os.devnull, "rb") as source,
+        tempfile.TemporaryDirectory(prefix="krmfn-warm-") as cwd,
+    ):
         subprocess.run(
-            argv, stdin=source, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+            argv,
+            stdin=source,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd=cwd,
         )
 
 
@@ -238,22 +256,73 @@ def table(result: dict[str, object], baseline: dict[str, object] | None) -> list
 def check(
     result: dict[str, object], baseline: dict[str, object], tolerance: float = TOLERANCE
 ) -> list[str]:
-    """Every count more than ``tolerance`` above the baseline's at the same size."""
+    """Every count more than ``tolerance`` above the baseline's at the same size, and every
+    cost per item (the slope from the smallest to the largest size measured) more than
+    ``tolerance`` above the baseline's between the same sizes: a release that started up
+    heavier (0.2.0 imported pydantic) must not hide a costlier item at a small size."""
     failures = []
     counts: dict[str, dict[str, int]] = result["functions"]  # type: ignore[assignment]
     base: dict[str, dict[str, int]] = baseline.get("functions", {})  # type: ignore[assignment]
     for name, per_size in counts.items():
+        old_sizes = base.get(name, {})
         for size, value in per_size.items():
-            old = base.get(name, {}).get(size)
+            old = old_sizes.get(size)
             if old and value > old * (1 + tolerance):
                 failures.append(
                     f"{name} at {int(size):,} items: {value:,} instructions, "
                     f"{value / old - 1:+.1%} over the baseline's {old:,}"
                 )
+        ends = sorted(per_size, key=int)
+        small, large = (ends[0], ends[-1]) if ends else ("", "")
+        if small != large and small in old_sizes and large in old_sizes:
+            slope = (per_size[large] - per_size[small]) / (int(large) - int(small))
+            old_slope = (old_sizes[large] - old_sizes[small]) / (int(large) - int(small))
+            if old_slope > 0 and slope > old_slope * (1 + tolerance):
+                failures.append(
+                    f"{name} per item ({int(small):,} to {int(large):,} items): "
+                    f"{slope:,.0f} instructions, {slope / old_slope - 1:+.1%} over the "
+                    f"baseline's {old_slope:,.0f}"
+                )
     old_bare = baseline.get("bare")
     if isinstance(old_bare, int) and int(result["bare"]) > old_bare * (1 + tolerance):  # type: ignore[call-overload]
         failures.append(f"{BARE}: {result['bare']:,} instructions, baseline {old_bare:,}")
     return failures
+
+
+def section(result: dict[str, object], baseline: dict[str, object] | None) -> str:
+    """The report's section (bench/RESULTS.md, between :data:`BEGIN` and :data:`END`)."""
+    sizes = sorted({int(s) for per in result["functions"].values() for s in per})  # type: ignore[attr-defined]
+    environment = result.get("environment", {})
+    assert isinstance(environment, dict)
+    lines = [
+        BEGIN,
+        "## Instruction counts (callgrind)",
+        "",
+        f"`python bench/instructions.py` at {', '.join(f'{s:,}' for s in sizes)} items, commit "
+        f"{result.get('commit', '?')}: `valgrind --tool=callgrind --trace-children=yes`, "
+        "`PYTHONHASHSEED=0`, the whole-input check in the process; start-up is the 1-item "
+        f"count over `{BARE}` ({int(result['bare']):,}), the rest linear from the two ends. "  # type: ignore[call-overload]
+        "Against: bench/instructions.json (the recorded counts; > +5% fails `--check`). "
+        + ", ".join(f"{k} {v}" for k, v in sorted(environment.items()))
+        + ".",
+        "",
+        *table(result, baseline),
+        END,
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write_section(text: str, path: Path = RESULTS) -> None:
+    """Put the section into the report, replacing the one there (bench/run.py keeps it)."""
+    old = path.read_text(encoding="utf-8") if path.exists() else "# krmfn benchmark\n"
+    if BEGIN in old and END in old:
+        before, rest = old.split(BEGIN, 1)
+        after = rest.split(END, 1)[1].lstrip("\n")
+        new = before + text + ("\n" + after if after else "")
+    else:
+        new = old.rstrip("\n") + "\n\n" + text
+    path.write_text(new, encoding="utf-8")
 
 
 def comparable(baseline: dict[str, object]) -> str:
@@ -286,6 +355,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--record", action="store_true", help="write bench/instructions.json")
     parser.add_argument("--baseline", type=Path, default=BASELINE)
     parser.add_argument("--json", type=Path, help="also write this run's counts here")
+    parser.add_argument(
+        "--results", action="store_true", help="write the section of bench/RESULTS.md"
+    )
     return parser.parse_args(argv)
 
 
@@ -307,6 +379,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.stdout.write("\n".join(table(result, baseline)) + "\n")
     if args.json is not None:
         args.json.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+    if args.results:
+        write_section(section(result, baseline))
+        log(f"written to {RESULTS}")
     if args.record:
         args.baseline.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
         log(f"recorded in {args.baseline}")

@@ -60,6 +60,10 @@ MAX_SCALING = 5.5
 MAX_IMAGE_MB = 80.0  # issue 17.5, each image (uncompressed, as the container tool reports it)
 # The section bench/prepare_all.py writes into RESULTS.md: kept when this script rewrites it.
 PREPARE_ALL_BLOCK = re.compile(r"<!-- prepare-all: begin.*?<!-- prepare-all: end -->\n?", re.DOTALL)
+# and the one bench/instructions.py writes (instruction counts)
+INSTRUCTIONS_BLOCK = re.compile(
+    r"<!-- instructions: begin.*?<!-- instructions: end -->\n?", re.DOTALL
+)
 
 FUNCTIONS = (
     "interface-expander",
@@ -839,10 +843,13 @@ def render(report: Report, args: argparse.Namespace) -> str:
 
 
 def write_report(path: Path, text: str) -> None:
-    """Write the report; the section bench/prepare_all.py wrote there before is kept."""
+    """Write the report; the sections bench/instructions.py and bench/prepare_all.py wrote
+    there before are kept."""
     old = path.read_text(encoding="utf-8") if path.exists() else ""
-    kept = PREPARE_ALL_BLOCK.search(old)
-    path.write_text(text + ("\n" + kept.group(0) if kept else ""), encoding="utf-8")
+    for block in (INSTRUCTIONS_BLOCK, PREPARE_ALL_BLOCK):
+        kept = block.search(old)
+        text += "\n" + kept.group(0) if kept else ""
+    path.write_text(text, encoding="utf-8")
 
 
 # Main -----------------------------------------------------------------------------------------

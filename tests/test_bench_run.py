@@ -184,3 +184,12 @@ def test_rewriting_results_keeps_the_prepare_all_block(tmp_path: Path) -> None:
     results.write_text("# no block\n")
     run.write_report(results, "# new report\n")
     assert results.read_text() == "# new report\n"
+
+
+def test_rewriting_results_keeps_the_instruction_counts_too(tmp_path: Path) -> None:
+    counts = "<!-- instructions: begin (bench/instructions.py) -->\nG\n<!-- instructions: end -->\n"
+    prepare = "<!-- prepare-all: begin (bench/prepare_all.py) -->\nN\n<!-- prepare-all: end -->\n"
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# old report\n\n" + prepare + "\n" + counts)
+    run.write_report(results, "# new report\n")
+    assert results.read_text() == "# new report\n\n" + counts + "\n" + prepare
