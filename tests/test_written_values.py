@@ -1,0 +1,142 @@
+"""What the functions write is valid where it lands (issue 35, item 1): each field a function
+writes from its input is checked against the rule of the place it lands, before it is written,
+and a refusal names the source item and field.
+
+The rules, per function, are the tables "Fields written" of the function READMEs.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from krmfn.nad_generator import Config as NadConfig
+from krmfn.nad_generator import process as nad_process
+from krmlib import ResourceList, get_conditions, run_resource_list
+from krmlib.testing import kpt_source
+
+ROOT = Path(__file__).resolve().parent.parent
+NAD_CASE = ROOT / "testdata/nad-generator/nad-updated-in-place/package"
+NAD = "k8s.cni.cncf.io/v1.NetworkAttachmentDefinition"
+
+
+def _nad_run(tmp_path: Path, edits: dict[str, tuple[str, str]]) -> ResourceList:
+    """nad-generator on a copy of the nad-updated-in-place package, ``edits``: file -> (old,
+    new) text replaced in it."""
+    package = tmp_path / "package"
+    shutil.copytree(NAD_CASE, package)
+    for name, (old, new) in edits.items():
+        path = package / name
+        text = path.read_text()
+        assert old in text, (name, old)
+        path.write_text(text.replace(old, new))
+    return run_resource_list(nad_process, NadConfig, kpt_source(package))
+
+
+def _nad_n3(rl: ResourceList) -> tuple[str, str, str]:
+    """(status, message, spec.config of NAD upf-cluster01-n3)."""
+    kptfile = rl.items.kptfile
+    assert kptfile is not None
+    condition = {c.type: c for c in get_conditions(kptfile)}[f"{NAD}.n3"]
+    nad = rl.items.find(None, "NetworkAttachmentDefinition", "upf-cluster01-n3")
+    assert nad is not None
+    return condition.status, condition.message, str(nad.get("spec.config"))
+
+
+def test_the_vlan_id_as_written_tags_the_master(tmp_path: Path) -> None:
+    status, _, config = _nad_n3(_nad_run(tmp_path, {}))
+    assert status == "True"
+    assert '"master":"eth1.100"' in config
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [('"100"', '"100"'), ("100.0", "100.0"), ("5000", "5000"), ("-5", "-5"), ("true", "true")],
+)
+def test_a_vlan_id_that_is_not_a_vlan_id_writes_no_nad(
+    tmp_path: Path, value: str, shown: str
+) -> None:
+    """A quoted ``"100"`` was read as no VLAN: the NAD's master became ``eth1`` (untagged) and
+    its condition True. 5000 and -5 were written."""
+    rl = _nad_run(tmp_path, {"vlanclaim-n3.yaml": ("vlanID: 100", f"vlanID: {value}")})
+    status, message, config = _nad_n3(rl)
+    assert status == "False"
+    assert f"status.vlanID is {shown}" in message
+    assert '"master":"eth1"' not in config  # never untagged
+    warnings = [r for r in rl.results if r.field_path == "status.vlanID"]
+    assert warnings and warnings[0].resource_ref is not None
+    assert warnings[0].resource_ref["name"] == "n3"
+    assert warnings[0].resource_ref["kind"] == "VLANClaim"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field", "words"),
+    [
+        ("gateway: 172.2.0.1", "gateway: 2001:db8::1", "status.gateway", "an IPv6 address"),
+        ("gateway: 172.2.0.1", "gateway: not-an-ip", "status.gateway", "not an IP address"),
+        ("prefix: 172.2.0.254/24", "prefix: 172.2.0.254/40", "status.prefix", "prefix length"),
+        ("prefix: 172.2.0.254/24", "prefix: 172.2.0.254", "status.prefix", "no prefix length"),
+    ],
+)
+def test_a_gateway_or_prefix_that_is_no_address_writes_no_nad(
+    tmp_path: Path, old: str, new: str, field: str, words: str
+) -> None:
+    rl = _nad_run(tmp_path, {"ipclaim_n3-ipv4.yaml": (old, new)})
+    status, message, _ = _nad_n3(rl)
+    assert status == "False"
+    assert words in message
+    refs = [r for r in rl.results if r.field_path == field]
+    assert refs and refs[0].resource_ref is not None
+    assert refs[0].resource_ref["name"] == "n3-ipv4"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        (
+            "specializer.nephio.org/namespace: dummy",
+            "specializer.nephio.org/namespace: Not_A_Namespace",
+            'metadata.annotations["specializer.nephio.org/namespace"]',
+        ),
+        (
+            "specializer.nephio.org/owner: workload.nephio.org/v1alpha1.NFDeployment.upf-cluster01",
+            "specializer.nephio.org/owner: workload.nephio.org/v1alpha1.NFDeployment.UPF_1",
+            'metadata.annotations["specializer.nephio.org/for"]',
+        ),
+    ],
+)
+def test_a_nad_name_or_namespace_an_api_server_refuses_is_not_written(
+    tmp_path: Path, old: str, new: str, field: str
+) -> None:
+    rl = _nad_run(tmp_path, {"interface-n3.yaml": (old, new)})
+    status, message, _ = _nad_n3(rl)
+    assert status == "False"
+    assert "an API server refuses" in message
+    assert any(r.field_path == field for r in rl.results), [
+        (r.message, r.field_path) for r in rl.results
+    ]
+
+
+def test_a_gateway_outside_its_prefix_is_a_warning_naming_the_claim(tmp_path: Path) -> None:
+    """Written as nad-fn writes it (Nephio's own IPv6 test claims have one), never silently."""
+    rl = _nad_run(tmp_path, {"ipclaim_n3-ipv4.yaml": ("gateway: 172.2.0.1", "gateway: 10.9.9.1")})
+    status, _, config = _nad_n3(rl)
+    assert status == "True"
+    assert '"gateway":"10.9.9.1"' in config
+    warnings = [r for r in rl.results if r.field_path == "status.gateway"]
+    assert [w.severity for w in warnings] == ["warning"]
+    assert "outside status.prefix 172.2.0.254/24" in warnings[0].message
+    assert warnings[0].resource_ref is not None
+    assert warnings[0].resource_ref["name"] == "n3-ipv4"
+
+
+def test_a_single_address_prefix_takes_an_on_link_gateway_without_a_warning(
+    tmp_path: Path,
+) -> None:
+    rl = _nad_run(
+        tmp_path, {"ipclaim_n3-ipv4.yaml": ("prefix: 172.2.0.254/24", "prefix: 10.0.6.10/32")}
+    )
+    assert _nad_n3(rl)[0] == "True"
+    assert not [r for r in rl.results if r.field_path == "status.gateway"]
