@@ -29,9 +29,9 @@ from krmlib import (
     KrmError,
     KubeObject,
     ResourceList,
+    check_names,
 )
 from krmlib.children import default_child_path
-from krmlib.names import check_names
 
 from .cni import CniError
 from .config import Config
