@@ -14,7 +14,7 @@ import pytest
 
 from krmfn.nad_generator import Config as NadConfig
 from krmfn.nad_generator import process as nad_process
-from krmlib import ResourceList, get_conditions, run_resource_list
+from krmlib import KrmError, ResourceList, get_conditions, run_resource_list
 from krmlib.testing import kpt_source
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -140,3 +140,147 @@ def test_a_single_address_prefix_takes_an_on_link_gateway_without_a_warning(
     )
     assert _nad_n3(rl)[0] == "True"
     assert not [r for r in rl.results if r.field_path == "status.gateway"]
+
+
+# --- merger ------------------------------------------------------------------------------------
+
+MERGE_TARGET = """apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: cm
+    annotations:
+      team: a
+      config.kubernetes.io/path: sub/cm.yaml
+      internal.config.kubernetes.io/path: sub/cm.yaml
+  data:
+    a: b
+"""
+
+
+def _merge(resource: dict[str, object]) -> ResourceList:
+    from krmfn.merger.config import Config as MergerConfig
+    from krmfn.merger.process import process as merger_process
+    from krmlib import parse_config_value
+
+    rl = ResourceList.parse(MERGE_TARGET)
+    try:
+        merger_process(rl, parse_config_value(MergerConfig, {"resources": [resource]}))
+    except KrmError as exc:  # as the runner reports it
+        rl.results.from_error(exc)
+    return rl
+
+
+def test_merged_annotations_null_keeps_kpts_path() -> None:
+    """``annotations: null`` dropped kpt's path annotations: the item moved to another file."""
+    rl = _merge(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "annotations": None}}
+    )
+    assert not rl.results.has_errors, [r.message for r in rl.results]
+    (cm,) = list(rl.items)
+    assert cm.path == "sub/cm.yaml"
+    assert "team" not in cm.annotations  # the user's annotations are removed, as asked
+
+
+@pytest.mark.parametrize("key", ["labels", "annotations"])
+def test_merged_labels_that_are_not_a_map_are_refused(key: str) -> None:
+    rl = _merge({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", key: "x"}})
+    assert rl.results.has_errors
+    assert any(
+        (r.field_path or "").endswith(f"metadata.{key}") and "must be a map" in r.message
+        for r in rl.results
+    ), [r.message for r in rl.results]
+    (cm,) = list(rl.items)
+    assert not isinstance(cm.get(f"metadata.{key}"), str)  # never written as a string
+
+
+def test_an_appended_input_with_an_invalid_name_is_refused() -> None:
+    rl = _merge({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "Not_Valid"}})
+    assert rl.results.has_errors
+    assert any("an API server refuses" in r.message for r in rl.results)
+    assert [o.name for o in rl.items] == ["cm"]
+
+
+# --- applyset-labeler --------------------------------------------------------------------------
+
+APPLYSET = """apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: kpt.dev/v1
+  kind: Kptfile
+  metadata:
+    name: pkg
+    annotations:
+      config.kubernetes.io/local-config: "true"
+      config.kubernetes.io/path: Kptfile
+- apiVersion: v1
+  kind: List
+  metadata:
+    name: list
+    annotations:
+      config.kubernetes.io/path: list.yaml
+  items:
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: a  # keep me
+      namespace: ns
+  - apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: d
+      namespace: ns
+      labels:
+        app: d
+"""
+
+
+def _applyset(spec: dict[str, object]) -> ResourceList:
+    from krmfn.applyset_labeler import Config as ApplySetConfig
+    from krmfn.applyset_labeler import process as applyset_process
+    from krmlib import ConfigError, parse_config_value
+
+    rl = ResourceList.parse(APPLYSET)
+    try:
+        config = parse_config_value(ApplySetConfig, spec)
+    except ConfigError as exc:
+        rl.results.error(exc.message, field=exc.field)
+        return rl
+    applyset_process(rl, config)
+    return rl
+
+
+def test_a_v1_lists_contents_are_labelled_not_the_list() -> None:
+    rl = _applyset({"toolLabels": {"team": "net"}})
+    assert not rl.results.has_errors, [r.message for r in rl.results]
+    holder = rl.items.find("v1", "List", "list")
+    assert holder is not None
+    assert not holder.labels
+    for element in holder.get("items"):
+        labels = element["metadata"]["labels"]
+        assert labels["team"] == "net"
+        assert labels["applyset.kubernetes.io/part-of"].startswith("applyset-")
+    assert "name: a  # keep me" in rl.to_yaml()
+    parent = rl.items.find("v1", "Secret", "pkg")
+    assert parent is not None
+    kinds = parent.annotations["applyset.kubernetes.io/contains-group-kinds"]
+    assert kinds == "ConfigMap,Deployment.apps"
+
+
+@pytest.mark.parametrize(
+    ("spec", "words"),
+    [
+        ({"toolLabels": {"bad key!": "x"}}, "the label key"),
+        ({"toolLabels": {"team": "edge 1"}}, 'the value of team, "edge 1"'),
+        ({"parent": {"apiVersion": "", "kind": "Secret"}}, "parent.apiVersion: Value error"),
+        ({"parent": {"apiVersion": "kpt.dev/v1", "kind": "Kptfile"}}, "the Kptfile is kpt's"),
+    ],
+)
+def test_applyset_values_written_must_be_valid_where_they_land(
+    spec: dict[str, object], words: str
+) -> None:
+    rl = _applyset(spec)
+    assert rl.results.has_errors
+    assert any(words in r.message for r in rl.results), [r.message for r in rl.results]
