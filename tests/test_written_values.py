@@ -284,3 +284,53 @@ def test_applyset_values_written_must_be_valid_where_they_land(
     rl = _applyset(spec)
     assert rl.results.has_errors
     assert any(words in r.message for r in rl.results), [r.message for r in rl.results]
+
+
+# --- interface-expander ------------------------------------------------------------------------
+
+IE_CASE = ROOT / "testdata/interface-expander/configmap-config"
+
+
+def _expand(tmp_path: Path, old: str, new: str) -> ResourceList:
+    from krmfn.interface_expander import Config as ExpanderConfig
+    from krmfn.interface_expander import process as expander_process
+
+    package = tmp_path / "package"
+    shutil.copytree(IE_CASE / "package", package)
+    path = package / "cluster-context.yaml"
+    path.write_text(path.read_text().replace(old, new))
+    return run_resource_list(
+        expander_process, ExpanderConfig, kpt_source(package, IE_CASE / "config.yaml")
+    )
+
+
+def _selectors(rl: ResourceList) -> list[object]:
+    return [
+        labels.get("nephio.org/site")
+        for o in rl.items
+        if isinstance(labels := o.get("spec.selector.matchLabels"), dict)
+    ]
+
+
+@pytest.mark.parametrize("site", ["'edge 1'", "edge_", "-edge", '"a/b"'])
+def test_a_site_code_that_is_no_label_value_is_refused_naming_the_field(
+    tmp_path: Path, site: str
+) -> None:
+    """``siteCode: 'edge 1'`` was written into the claims' selectors, which the IPAM
+    controller cannot parse."""
+    rl = _expand(tmp_path, "siteCode: edge1", f"siteCode: {site}")
+    errors = [r for r in rl.results if r.severity.value == "error"]
+    assert any(
+        r.field_path == "spec.siteCode"
+        and r.resource_ref is not None
+        and r.resource_ref["kind"] == "ClusterContext"
+        and "not a label value" in r.message
+        for r in errors
+    ), [r.message for r in rl.results]
+    assert not _selectors(rl)  # no claim written
+
+
+def test_a_yaml_11_looking_site_code_is_copied_as_written(tmp_path: Path) -> None:
+    rl = _expand(tmp_path, "siteCode: edge1", "siteCode: 1.10")
+    assert not rl.results.has_errors, [r.message for r in rl.results]
+    assert set(_selectors(rl)) == {"1.10"}
