@@ -334,3 +334,28 @@ def test_a_yaml_11_looking_site_code_is_copied_as_written(tmp_path: Path) -> Non
     rl = _expand(tmp_path, "siteCode: edge1", "siteCode: 1.10")
     assert not rl.results.has_errors, [r.message for r in rl.results]
     assert set(_selectors(rl)) == {"1.10"}
+
+
+# --- topology-to-pvs ---------------------------------------------------------------------------
+
+PVS_CASE = ROOT / "testdata/topology-to-pvs/basic/package"
+
+
+@pytest.mark.parametrize("key", ["'max sessions'", "'a/b'", "-ports", "'x'"])
+def test_a_capacity_key_that_cannot_be_a_key_is_refused(tmp_path: Path, key: str) -> None:
+    """It landed as ``capacity.krmfn.dev/<key>`` or ``capacity.<key>`` without the rules."""
+    from krmfn.topology_to_pvs import Config as PvsConfig
+    from krmfn.topology_to_pvs import process as pvs_process
+
+    package = tmp_path / "package"
+    shutil.copytree(PVS_CASE, package)
+    topology = next(p for p in package.glob("*.yaml") if "NFTopology" in p.read_text())
+    text = topology.read_text()
+    assert "maxSessions: 1000" in text
+    topology.write_text(text.replace("maxSessions: 1000", f"{key}: 1000", 1))
+    rl = run_resource_list(pvs_process, PvsConfig, kpt_source(package))
+    errors = [r.message for r in rl.results if r.severity.value == "error"]
+    if key == "'x'":  # a valid key: written
+        assert not errors, errors
+        return
+    assert any("capacity key" in m and "cannot be written" in m for m in errors), errors
