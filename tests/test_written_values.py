@@ -359,3 +359,19 @@ def test_a_capacity_key_that_cannot_be_a_key_is_refused(tmp_path: Path, key: str
         assert not errors, errors
         return
     assert any("capacity key" in m and "cannot be written" in m for m in errors), errors
+
+
+def test_a_yaml_11_looking_cluster_selector_value_is_copied_as_written(tmp_path: Path) -> None:
+    """``cluster: 1.10`` was refused as the number 1.1 (shown as a Python value)."""
+    from krmfn.topology_to_pvs import Config as PvsConfig
+    from krmfn.topology_to_pvs import process as pvs_process
+
+    package = tmp_path / "package"
+    shutil.copytree(PVS_CASE, package)
+    topology = package / "topology.yaml"
+    text = topology.read_text()
+    assert "cluster: edge-1}" in text
+    topology.write_text(text.replace("cluster: edge-1}", "cluster: 1.10}", 1))
+    rl = run_resource_list(pvs_process, PvsConfig, kpt_source(package))
+    assert not rl.results.has_errors, [r.message for r in rl.results]
+    assert '"1.10"' in rl.to_yaml() and "1.1\\n" not in rl.to_yaml()

@@ -151,6 +151,13 @@ def _read_instance(
     if not isinstance(name, str) or not name:
         results.error("the instance has no name", obj, f"{path}.name")
         ok = False
+    selector = entry.get("clusterSelector")
+    labels = selector.get("matchLabels") if isinstance(selector, dict) else None
+    labels = labels if isinstance(labels, dict) else {}
+    for key, value in labels.items():
+        if isinstance(value, int | float) and not isinstance(value, bool):  # 1.10, not 1.1
+            where = (*parse_path(path), "clusterSelector", "matchLabels", key)
+            labels[key] = scalar_text(obj, where) or value
     for field_path, message in check_selector(
         entry.get("clusterSelector"), f"{path}.clusterSelector"
     ):
