@@ -361,8 +361,8 @@ def test_a_capacity_key_that_cannot_be_a_key_is_refused(tmp_path: Path, key: str
     assert any("capacity key" in m and "cannot be written" in m for m in errors), errors
 
 
-def test_a_yaml_11_looking_cluster_selector_value_is_copied_as_written(tmp_path: Path) -> None:
-    """``cluster: 1.10`` was refused as the number 1.1 (shown as a Python value)."""
+def test_a_cluster_selector_number_is_refused_as_written(tmp_path: Path) -> None:
+    """``cluster: 1.10`` (a number in YAML; matchLabels holds strings) was refused as ``1.1``."""
     from krmfn.topology_to_pvs import Config as PvsConfig
     from krmfn.topology_to_pvs import process as pvs_process
 
@@ -373,5 +373,8 @@ def test_a_yaml_11_looking_cluster_selector_value_is_copied_as_written(tmp_path:
     assert "cluster: edge-1}" in text
     topology.write_text(text.replace("cluster: edge-1}", "cluster: 1.10}", 1))
     rl = run_resource_list(pvs_process, PvsConfig, kpt_source(package))
-    assert not rl.results.has_errors, [r.message for r in rl.results]
-    assert '"1.10"' in rl.to_yaml() and "1.1\\n" not in rl.to_yaml()
+    errors = [r for r in rl.results if r.severity.value == "error"]
+    assert [r.message for r in errors] == [
+        'label value must be a string, not the number 1.10 (quote it: "1.10")'
+    ]
+    assert errors[0].field_path == "spec.nfInstances[0].clusterSelector.matchLabels.cluster"

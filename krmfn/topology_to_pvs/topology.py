@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from krmlib import Items, KubeObject, Results, label_key_problem, parse_path, scalar_text
+from krmlib import (
+    Items,
+    KubeObject,
+    Results,
+    format_path,
+    label_key_problem,
+    parse_path,
+    scalar_text,
+)
 
 from .config import NF_TYPES
 from .labelselector import check_selector
@@ -155,9 +163,16 @@ def _read_instance(
     labels = selector.get("matchLabels") if isinstance(selector, dict) else None
     labels = labels if isinstance(labels, dict) else {}
     for key, value in labels.items():
-        if isinstance(value, int | float) and not isinstance(value, bool):  # 1.10, not 1.1
+        if isinstance(value, int | float) and not isinstance(value, bool):  # shown as written
             where = (*parse_path(path), "clusterSelector", "matchLabels", key)
-            labels[key] = scalar_text(obj, where) or value
+            text = scalar_text(obj, where) or str(value)
+            results.error(
+                f'label value must be a string, not the number {text} (quote it: "{text}")',
+                obj,
+                format_path(where),
+            )
+            labels[key] = text  # reported once
+            ok = False
     for field_path, message in check_selector(
         entry.get("clusterSelector"), f"{path}.clusterSelector"
     ):
