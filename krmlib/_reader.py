@@ -39,7 +39,7 @@ import re
 import stat
 from typing import TYPE_CHECKING, Any
 
-from . import _background, _syntax, _yaml
+from . import _background, _syntax, _treefs, _yaml
 from .errors import InputError, KrmError, internal_error
 from .object import (
     ANN_INDEX,
@@ -513,20 +513,26 @@ def is_package_file(name: str) -> bool:
     return name == KPTFILE or name.endswith((".yaml", ".yml", ".json"))
 
 
-def package_files(folder: os.PathLike[str] | str, *, subpackages: bool = True) -> list[str]:
+def package_files(
+    folder: os.PathLike[str] | str, *, subpackages: bool = True, tree: bool = False
+) -> list[str]:
     """The resource files of the package at ``folder`` (relative, ``/``-separated) in kpt's
     order (``*.yaml``, ``*.yml``, ``*.json``, ``Kptfile``): each folder's entries by name,
     depth first; hidden files and folders included,
     symbolic links to files read through, links to folders not followed; each package's
     ``.krmignore`` applied to its own files; ``subpackages=False`` leaves out folders with their
-    own Kptfile."""
+    own Kptfile. ``tree=True``: the tree commands' rules instead (``krmlib/_treefs.py``: hidden
+    entries and every link left out, regular files only, an unlistable folder an error)."""
     found: list[str] = []
 
     def walk(directory: str, prefix: str, ignore: _Ignore | None, base: str) -> None:
-        try:
-            entries = sorted(os.scandir(directory), key=lambda e: e.name)
-        except OSError as exc:
-            raise KrmError(f"cannot read the folder {directory}: {exc.strerror}") from None
+        if tree:
+            entries = _treefs.entries(directory)
+        else:
+            try:
+                entries = sorted(os.scandir(directory), key=lambda e: e.name)
+            except OSError as exc:
+                raise KrmError(f"cannot read the folder {directory}: {exc.strerror}") from None
         for entry in entries:
             rel = f"{prefix}{entry.name}"
             if entry.is_dir(follow_symlinks=False):
@@ -539,7 +545,7 @@ def package_files(folder: os.PathLike[str] | str, *, subpackages: bool = True) -
                 walk(entry.path, rel + "/", ignore, base)
             elif (
                 is_package_file(entry.name)
-                and _is_file(entry)
+                and (_treefs.is_file(entry) if tree else _is_file(entry))
                 and (ignore is None or not ignore.ignored(rel[len(base) :], False))
             ):
                 found.append(rel)
@@ -641,23 +647,29 @@ def _glob(pattern: str) -> str:
 
 
 def read_tree(
-    folder: os.PathLike[str] | str, *, subpackages: bool = True, package: str | None = None
+    folder: os.PathLike[str] | str,
+    *,
+    subpackages: bool = True,
+    package: str | None = None,
+    tree: bool = False,
 ) -> list[tuple[str, list[tuple[str, KubeObject]]]]:
     """The package tree at ``folder`` as kpt reads it (:func:`package_files`): each file
     (relative to ``folder``) with its documents, each as (its text as read, the item annotated
     by :func:`annotate` with its path, its index in the file and, given ``package``, that
-    package folder)."""
+    package folder). ``tree=True``: the tree commands' rules (:func:`package_files`), each file
+    opened by ``_treefs.read_text``."""
     base = os.fspath(folder)
-    tree: list[tuple[str, list[tuple[str, KubeObject]]]] = []
-    for rel in package_files(base, subpackages=subpackages):
+    read = _treefs.read_text if tree else read_file_text
+    found: list[tuple[str, list[tuple[str, KubeObject]]]] = []
+    for rel in package_files(base, subpackages=subpackages, tree=tree):
         documents = []
-        objects = read_stream(read_file_text(os.path.join(base, rel), rel), rel, unwrap=False)
+        objects = read_stream(read(os.path.join(base, rel), rel), rel, unwrap=False)
         for index, obj in enumerate(objects):
             text = obj.to_yaml()
             annotate(obj, rel, index, package)
             documents.append((text, obj))
-        tree.append((rel, documents))
-    return tree
+        found.append((rel, documents))
+    return found
 
 
 # --- kpt's annotations ----------------------------------------------------------------------------

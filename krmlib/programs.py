@@ -7,7 +7,8 @@ forget it: every program a function starts passes here, as every write passes ``
 
 Then the program runs in a process group of its own, its stdin written and its stdout and stderr
 read at once (no pipe fills up while another waits), under one deadline and with a cap on what it
-may print; on a timeout, too much output or an interrupt the whole group is killed and reaped.
+may print; on a timeout, too much output or an interrupt the whole group is killed and reaped,
+with every process the program started, one that left its session (``setsid``) included.
 A caller may give ``child``, a function to run in a forked copy of this process instead of
 starting ``argv`` (the preparer's warm Python plugins): the child is set up as the process would
 be (its own session, the working folder, the pipes on fds 0, 1 and 2) and the limits are the
@@ -232,12 +233,68 @@ def _supervise(
         out, err = _communicate(std[0], (std[1], std[2]), data, deadline, open_fds)
         return _wait(pid, deadline), out, err
     except BaseException:
+        _kill_all(pid)
         for kill, target in ((os.killpg, pid), (os.kill, pid)):  # not yet in a group of its own
             with contextlib.suppress(ProcessLookupError):
                 kill(target, signal.SIGKILL)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
         raise
+
+
+def _processes() -> dict[int, tuple[int, int, int]]:
+    """Every process of the system: pid -> (parent, process group, session), from ``/proc``
+    (Linux); {} where there is none."""
+    found: dict[int, tuple[int, int, int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue  # gone meanwhile
+        fields = stat[stat.rfind(b")") + 2 :].split()  # after "pid (comm) "
+        if len(fields) >= 4:
+            found[int(name)] = (int(fields[1]), int(fields[2]), int(fields[3]))
+    return found
+
+
+def _kill_all(pid: int) -> None:
+    """Kill everything the program ``pid`` started: its session and process group (it leads
+    both) and every descendant, one that called ``setsid`` to leave them included. Each is
+    stopped first (``SIGSTOP``: a stopped process forks no more) and the tree read again until
+    nothing new shows up, then all are killed. A process that forked twice and whose middle
+    parent has ended before (a daemon) has left the tree: it is out of reach."""
+    import signal
+
+    mine = os.getpid()
+    stopped: set[int] = set()
+    for _ in range(100):
+        table = _processes()
+        tree = {p for p, (_parent, group, session) in table.items() if pid in (group, session)}
+        tree.add(pid)
+        grew = True
+        while grew:
+            grew = False
+            for p, (parent, _group, _session) in table.items():
+                if parent in tree and p not in tree:
+                    tree.add(p)
+                    grew = True
+        new = tree - stopped - {mine}
+        if not new:
+            break
+        for victim in new:
+            with contextlib.suppress(OSError):
+                os.kill(victim, signal.SIGSTOP)
+        stopped |= new
+    for victim in stopped:
+        with contextlib.suppress(OSError):
+            os.kill(victim, signal.SIGKILL)
 
 
 def _wait(pid: int, deadline: float) -> int:

@@ -38,8 +38,14 @@ def process(rl: ResourceList, config: Config) -> None:
     found = find_parent(items, ref)
     candidates = []
     left_out: list[KubeObject] = []  # kubectl mode: what `kubectl apply -f` must not see
+    lists: list[tuple[KubeObject, int, KubeObject]] = []  # (List, index, its element)
     for obj in items:
         if is_member_candidate(obj, found) and not _is_config(obj, rl):
+            if obj.api_version == "v1" and obj.kind == "List":  # kubectl applies its items
+                for index, element in enumerate(_list_elements(obj)):
+                    lists.append((obj, index, element))
+                    candidates.append(element)
+                continue
             candidates.append(obj)
         elif config.mode == "kubectl" and obj is not found:
             left_out.append(obj)
@@ -74,6 +80,8 @@ def process(rl: ResourceList, config: Config) -> None:
         label_member(member, set_id, config, results)
     for member, owner in owners:
         set_owner_reference(member, owner)
+    for holder, index, element in lists:
+        _write_back(holder, index, element)
 
     parent = found
     if parent is None and is_core_parent(ref):
@@ -158,6 +166,45 @@ def _parent_ref(rl: ResourceList, config: Config) -> ParentRef:
             field=field,
         )
     return ref.model_copy(update={"name": kptfile.name})
+
+
+def _list_elements(holder: KubeObject) -> list[KubeObject]:
+    """The objects a ``v1 List`` holds (kubectl applies them, not the List): each a member of
+    its own, written back by :func:`_write_back`. An element that is not an object is an error
+    naming it."""
+    elements = holder.get("items") or []
+    if not isinstance(elements, list):
+        raise KrmError("a v1 List's items must be a list", obj=holder, field="items")
+    out = []
+    for index, element in enumerate(elements):
+        obj = KubeObject.from_dict(element) if isinstance(element, dict) else None
+        if obj is None or not obj.kind or not obj.name:
+            raise KrmError(
+                f"items[{index}] of the v1 List is not an object with a kind and a name",
+                obj=holder,
+                field=f"items[{index}]",
+            )
+        out.append(obj)
+    return out
+
+
+def _write_back(holder: KubeObject, index: int, element: KubeObject) -> None:
+    """The labels and ownerReferences the member got, into the List's element (each label by
+    its own path: the element's other text, comments included, stays)."""
+    base: tuple[str | int, ...] = ("items", index, "metadata")
+    before = holder.get(base) or {}
+    old = before.get("labels") if isinstance(before, dict) else None
+    old = old if isinstance(old, dict) else {}
+    new = element.labels
+    for key in old:
+        if key not in new:
+            holder.delete((*base, "labels", key))
+    for key, value in new.items():
+        if old.get(key) != value:
+            holder.set((*base, "labels", key), value)
+    refs = element.owner_references
+    if refs and (before.get("ownerReferences") if isinstance(before, dict) else None) != refs:
+        holder.set((*base, "ownerReferences"), refs)
 
 
 def _is_config(obj: KubeObject, rl: ResourceList) -> bool:

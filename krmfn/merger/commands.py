@@ -173,7 +173,7 @@ def approve(folder: Path) -> str:
     unprepared package or a folder without a Deployment is an error."""
     if not (folder / "Kptfile").is_file():
         raise KrmError(f"{folder}: not a package folder")
-    package = Package.read(folder, subpackages=False)
+    package = Package.read(folder, subpackages=False, tree=True)
     deployment = find_deployment(package.items)
     if deployment is None:
         raise KrmError(f"{folder}: no deployment.nephio.org Deployment resource")

@@ -19,7 +19,7 @@ from krmfn.tko import (
     metadata_of,
 )
 from krmfn.tko.patterns import id_pattern, value_pattern
-from krmlib import KrmError, KubeObject, read_package, text_of
+from krmlib import KrmError, KubeObject, kptfile_folders, read_package, text_of
 
 from .listed import shown
 
@@ -79,15 +79,12 @@ def rows_under(root: Path, catalog: Path | None, errors: list[str] | None = None
     ``errors`` (raised when no list is given)."""
     rows = []
     skip = catalog.resolve() if catalog is not None else None
-    for kptfile in sorted(root.rglob("Kptfile")):
-        folder = kptfile.parent
+    for folder in kptfile_folders(root):  # the tree rules: no links, no hidden folders
         rel = folder.relative_to(root)
-        if any(part.startswith(".") for part in rel.parts):
-            continue
         if skip is not None and folder.resolve().is_relative_to(skip):
             continue
         try:
-            objects = read_package(folder, subpackages=False)
+            objects = read_package(folder, subpackages=False, tree=True)
             if not is_deployment_package(objects):
                 continue
         except KrmError as exc:

@@ -121,7 +121,7 @@ class DataClient:
             own = [kptfile, *objects]
         else:
             _write_package(folder, [kptfile, *objects])
-            own = read_package(folder)
+            own = read_package(folder, tree=True)
         metadata = entry_metadata(own, {"type": PROVISIONED})
         if base is not None:
             entry = with_template(site_id, base, own, metadata)

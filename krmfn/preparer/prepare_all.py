@@ -49,6 +49,7 @@ from krmlib import (
     read_named_file,
     read_package,
     read_roots,
+    read_tree_file,
     remove_leftovers,
     text_of,
     tree_lock,
@@ -223,7 +224,7 @@ def prepare_package(task: Task) -> Outcome:
         if task.problem:
             raise KrmError(task.problem)
         # A look at the Deployment first: most packages of a rerun are prepared already.
-        own = read_package(task.folder, subpackages=False, annotate=False)
+        own = read_package(task.folder, subpackages=False, annotate=False, tree=True)
         _describe(outcome, find_deployment(own))
         missing = _missing_children(task, own)
         if outcome.prepared and not missing:
@@ -286,7 +287,7 @@ def _repair(pkg: Package, missing: Sequence[str]) -> None:
 
 
 def _prepare(task: Task, outcome: Outcome, missing: Sequence[str] = ()) -> None:
-    pkg = Package.read(task.folder, package_path=True)
+    pkg = Package.read(task.folder, package_path=True, tree=True)
     if missing:
         _repair(pkg, missing)
     config = package_config(pkg, task.catalog, task.max_iterations)
@@ -335,11 +336,11 @@ def deployment_packages(root: Path, skip: Path | None) -> list[tuple[Path, str]]
     out = []
     for folder in packages_under(root, skip):
         try:
-            text = (folder / "Kptfile").read_text(encoding="utf-8")
+            text = read_tree_file(folder / "Kptfile", str(folder / "Kptfile"))
             kptfile = read_documents(text, "Kptfile")
             runs = bool(kptfile) and preparer_step(kptfile[0]) is not None
             if runs or is_deployment_package(
-                read_package(folder, subpackages=False, annotate=False)
+                read_package(folder, subpackages=False, annotate=False, tree=True)
             ):
                 out.append((folder, ""))
         except KrmError as exc:
