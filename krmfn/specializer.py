@@ -155,7 +155,7 @@ class Specializer:
         if not len(rl.items):
             rl.results.info("no resources present in the resourcelist")
             return
-        kptfile = rl.items.kptfile
+        kptfile = rl.package().kptfile  # the rendered package's, not a subpackage's
         if kptfile is None:
             rl.results.error(f"{MISSING_KPTFILE}, error: {MISSING_KPTFILE}")
             return
