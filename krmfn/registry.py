@@ -105,6 +105,10 @@ FUNCTIONS: tuple[Function, ...] = (
         "nad-generator",
         "NetworkAttachmentDefinitions once an Interface's claims are ready (Nephio's nad-fn)",
     ),
+    Function(
+        "ipam-allocator",
+        "IPClaim and VLANClaim status from an address space and a ledger in git (ipam-fn, vlan-fn)",
+    ),
 )
 
 BY_NAME = {function.name: function for function in FUNCTIONS}
