@@ -186,12 +186,14 @@ def _read_network(space: Space, obj: KubeObject, lengths: dict[str, Any]) -> Non
             space.add(Prefix(ni, net, "aggregate", aggregate, "", where))
             carve = "pool" if kind == "pool" else "network"
             length = per.get(carve, {}).get(fam, DEFAULT_LENGTHS[carve][fam])
-            if not net.prefixlen <= length <= net.max_prefixlen:
+            if space.clusters and not net.prefixlen <= length <= net.max_prefixlen:
                 raise KrmError(
                     f"{where}: a per-cluster {carve} prefix of length {length} does not fit in it",
                     obj=obj,
                     field=f"{field}.prefix",
                 )
+            if not space.clusters:
+                continue
             size = 1 << (net.max_prefixlen - length)
             room = 1 << (length - net.prefixlen)
             for index, cluster in enumerate(space.clusters):
