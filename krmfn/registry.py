@@ -106,6 +106,14 @@ FUNCTIONS: tuple[Function, ...] = (
         "NetworkAttachmentDefinitions once an Interface's claims are ready (Nephio's nad-fn)",
     ),
     Function(
+        "dnn-generator",
+        "IPClaims for DataNetwork pools, their prefixes into its status (Nephio's dnn-fn)",
+    ),
+    Function(
+        "nfdeploy",
+        "the NFDeployment's spec from its requirements, the readiness gate (Nephio's nfdeploy-fn)",
+    ),
+    Function(
         "ipam-allocator",
         "IPClaim and VLANClaim status from an address space and a ledger in git (ipam-fn, vlan-fn)",
     ),
