@@ -115,7 +115,7 @@ def assert_disjoint(claims: list[Claim], answers: dict[str, Any]) -> None:
     }
     for ni, spans in held.items():
         spans.sort()
-        for (s1, e1, o1), (s2, _e2, o2) in itertools.pairwise(spans):
+        for (_s1, e1, o1), (s2, _e2, o2) in itertools.pairwise(spans):
             assert e1 < s2, f"{o1} and {o2} overlap in {ni}"
     for c in claims:
         answer = answers[c.owner]

@@ -307,8 +307,9 @@ def table(outcomes: list[Outcome]) -> str:
         rows.append((o.path, "yes" if o.ready else "no", str(o.claims), str(o.injected), o.reason))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     return "".join(
-        "  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] + "\n" for r in rows
-    ).replace("  \n", "\n")
+        ("  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4]).rstrip() + "\n"
+        for r in rows
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
