@@ -87,8 +87,8 @@ def test_allocations_are_consistent_across_packages(
     nads = _tree(root, "NetworkAttachmentDefinition")
     for package, nfd in nfds.items():
         for itf in nfd["spec"]["interfaces"]:
-            claim = f"{nfd['metadata']['name']}-{itf['name']}-ipv4"
-            assert itf["ipv4"]["address"] == by_owner[f"{package}/{claim}"]["prefix"]
+            claim_name = f"{nfd['metadata']['name']}-{itf['name']}-ipv4"
+            assert itf["ipv4"]["address"] == by_owner[f"{package}/{claim_name}"]["prefix"]
             nad = next(
                 n for n in nads[package] if n["metadata"]["name"].endswith(f"-{itf['name']}")
             )
