@@ -48,7 +48,10 @@ def _conditions_true(kptfile: KubeObject | None) -> dict[str, str]:
 
 
 def inject(
-    own: list[KubeObject], conditions: Conditions, siblings: list[Sibling], self_path: str
+    own: list[KubeObject],
+    conditions: Conditions,
+    siblings: dict[str, list[Sibling]],
+    self_path: str,
 ) -> tuple[list[KubeObject], list[str]]:
     """The package's items with every Dependency answered, and a message per Dependency not
     ready. Configs of a Dependency are replaced whole; other items are kept as they are."""
@@ -106,12 +109,12 @@ def inject(
 
 
 def _configs(
-    dep: KubeObject, siblings: list[Sibling], self_path: str
+    dep: KubeObject, siblings: dict[str, list[Sibling]], self_path: str
 ) -> tuple[list[KubeObject], str]:
     name = dep.get("spec.packageName")
     if not isinstance(name, str) or not name:
         return [], "spec.packageName is missing"
-    found = [s for s in siblings if s.name == name and s.path != self_path]
+    found = [s for s in siblings.get(name, []) if s.path != self_path]
     if not found:
         return (
             [],

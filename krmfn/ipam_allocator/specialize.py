@@ -241,12 +241,10 @@ class Run:
                     f"pass {number} ledger {self.rel(self.ledger_path)}: {len(ip_entries)} IP "
                     f"and {len(vlan_entries)} VLAN allocations"
                 )
-        siblings = [
-            Sibling(
-                self.rel(f), f.name, self.rel(f.parent) if f.parent != self.root else ".", p.items
-            )
-            for f, p in packages.items()
-        ]
+        siblings: dict[str, list[Sibling]] = {}  # by folder name (Porch's packageName)
+        for f, p in packages.items():
+            repo = self.rel(f.parent) if f.parent != self.root else "."
+            siblings.setdefault(f.name, []).append(Sibling(self.rel(f), f.name, repo, p.items))
         dirty: set[Path] = set()
         by_owner = {(c.package, c.name, c.kind): c for c in claims}
         for folder, package in packages.items():
