@@ -84,29 +84,43 @@ def ledger_answers(
     from .space import read_space
 
     folder = rl.package().folder
-    base = Path(folder) if folder is not None else Path.cwd()
-    roots = read_roots(base)
+    base = Path(folder) if folder is not None else None
+    items = list(rl.items)
+
+    def in_package(name: str) -> list[KubeObject] | None:
+        """The package's own items from file or folder ``name`` (None: none are)."""
+        stem = name.rstrip("/") + "/"
+        found = [o for o in items if o.path == name or (o.path or "").startswith(stem)]
+        return found or None
+
+    def on_disk(name: str, what: str) -> list[KubeObject]:
+        if base is None:
+            raise KrmError(
+                f"{what} {name} is not a file of the package, and the package's folder is "
+                "unknown (run the function in the package's pipeline, or give files)",
+                field="spec.network" if what == "the address space" else "spec.ledger",
+            )
+        path = base / name
+        roots = read_roots(base)
+        if path.is_dir():
+            check_readable(path, roots, what)
+            return read_objects(path)
+        return read_documents(read_named_file(path, roots, what), str(path))
+
     space_objects: list[KubeObject] = []
-    if config.network:
-        for name in config.network:
-            path = base / name
-            if path.is_dir():
-                check_readable(path, roots, "the address space")
-                space_objects += read_objects(path)
-            else:
-                text = read_named_file(path, roots, "the address space")
-                space_objects += read_documents(text, str(path))
-    else:
-        space_objects = list(rl.items)
-    space = read_space(space_objects)
+    for name in config.network:
+        found = in_package(name)
+        space_objects += found if found is not None else on_disk(name, "the address space")
+    space = read_space(space_objects if config.network else items)
     ip: list[IpEntry] = []
     vlan: list[VlanEntry] = []
     if config.ledger:
-        path = base / config.ledger
-        if path.exists():
-            ip, vlan = read_ledger(
-                read_documents(read_named_file(path, roots, "the ledger"), str(path)), str(path)
-            )
+        found = in_package(config.ledger)
+        if found is None and base is not None and not (base / config.ledger).exists():
+            rl.results.info(f"no ledger {config.ledger} yet: every claim is new")
+            found = []
+        ledger = found if found is not None else on_disk(config.ledger, "the ledger")
+        ip, vlan = read_ledger(ledger, config.ledger)
     try:
         allocator = Allocator(space, ip, vlan)
     except LedgerConflict as exc:
