@@ -71,8 +71,8 @@ CONFIGS: dict[str, tuple[dict[str, str], dict[str, Any]]] = {
         {"parent": {"kind": "ConfigMap", "name": "set", "namespace": "default"}, "force": True},
     ),
     "nad-generator": ({"dialect": "nephio"}, {"dialect": "design"}),
-    "dnn-generator": ({}, {}),  # no fields: dnn-fn has no config
-    "nfdeploy": ({}, {}),  # no fields: nfdeploy-fn has no config
+    "dnn-generator": ({"dialect": "nephio"}, {"dialect": "nephio"}),
+    "nfdeploy": ({"dialect": "nephio"}, {"dialect": "nephio"}),
     "ipam-allocator": ({"mode": "mock"}, {"mode": "mock", "claims": "ip"}),
 }
 FORMS = ("none", "configmap", "typed", "invalid")
