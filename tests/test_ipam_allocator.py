@@ -343,3 +343,21 @@ def test_allocations_are_addresses() -> None:
     for answer in allocator.allocate(claims).values():
         assert isinstance(answer, dict)
         ipaddress.ip_interface(str(answer["prefix"]))
+
+
+def test_a_ledger_neither_in_the_package_nor_findable_is_an_error_not_an_empty_ledger() -> None:
+    from krmfn.registry import BY_NAME
+    from krmlib import run_text
+
+    text = (
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+        "- apiVersion: kpt.dev/v1\n  kind: Kptfile\n  metadata:\n    name: upf\n"
+        "- apiVersion: vlan.resource.nephio.org/v1alpha1\n  kind: VLANClaim\n"
+        "  metadata:\n    name: upf-n3\n  spec:\n    vlanIndex:\n      name: edge01\n"
+        "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n"
+        "  data:\n    ledger: ../network/ledger.yaml\n"
+    )
+    output, code = run_text(*BY_NAME["ipam-allocator"].load(), text)
+    assert code == 1
+    assert "the ledger ../network/ledger.yaml is not a file of the package" in output
+    assert "vlanID" not in output

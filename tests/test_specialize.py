@@ -182,3 +182,17 @@ def test_a_kill_at_any_point_converges_on_the_rerun(
     done = krmfn("specialize", root, "-q")
     assert done.returncode == 0, done.stderr
     assert snapshot(root) == snapshot(specialized[0])
+
+
+def test_usage_and_an_empty_tree(tmp_path: Path) -> None:
+    done = krmfn("specialize", "--help")
+    assert done.returncode == 0 and done.stdout.startswith("usage: krmfn specialize ROOT")
+    assert krmfn("specialize").returncode == 2
+    assert krmfn("specialize", tmp_path, "--max-passes", "0").returncode == 2
+    outside = krmfn("specialize", tmp_path, "--ledger", "/tmp/elsewhere.yaml")
+    assert outside.returncode == 2 and "must lie inside ROOT" in outside.stderr
+    missing = krmfn("specialize", tmp_path / "nowhere")
+    assert missing.returncode == 1 and "not a folder" in missing.stderr
+    empty = krmfn("specialize", tmp_path, "-q")
+    assert empty.returncode == 0 and "no package under" in empty.stderr
+    assert krmfn("specialize", "--check", tmp_path).returncode == 1
