@@ -361,3 +361,19 @@ def test_a_ledger_neither_in_the_package_nor_findable_is_an_error_not_an_empty_l
     assert code == 1
     assert "the ledger ../network/ledger.yaml is not a file of the package" in output
     assert "vlanID" not in output
+
+
+def test_a_vlan_range_claim_is_refused_naming_the_field() -> None:
+    from krmfn.ipam_allocator.claims import read_claim
+
+    obj = KubeObject.from_dict(
+        {
+            "apiVersion": "vlan.resource.nephio.org/v1alpha1",
+            "kind": "VLANClaim",
+            "metadata": {"name": "r"},
+            "spec": {"vlanIndex": {"name": "edge01"}, "range": "100:110"},
+        }
+    )
+    with pytest.raises(KrmError, match="VLAN range claims are not supported") as info:
+        read_claim(obj, "p")
+    assert info.value.field == "spec.range"

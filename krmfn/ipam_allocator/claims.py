@@ -114,6 +114,13 @@ def read_claim(obj: KubeObject, package: str) -> Claim:
             obj=obj,
             field="spec.vlanIndex.name",
         )
+    if obj.get("spec.range") is not None:
+        raise KrmError(
+            "spec.range: VLAN range claims are not supported by the offline allocator (claim "
+            "single VLANs, or give spec.vlanID)",
+            obj=obj,
+            field="spec.range",
+        )
     sent = obj.annotations.get(VLAN_CLAIM_NAME_ANNOTATION) or obj.name
     return Claim(
         kind="vlan",
