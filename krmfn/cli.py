@@ -19,6 +19,10 @@ COMMANDS = {
         "krmfn.merger.commands",
         "create TEMPLATE [--catalog DIR] [--merge FILE...] ... OUT_DIR | approve DIR...",
     ),
+    "specialize": (
+        "krmfn.ipam_allocator.specialize",
+        "ROOT [--network DIR] [--ledger FILE] [--check] [-o table|json] [-q]",
+    ),
     "deployments": (
         "krmfn.merger.listing",
         "list ROOT [--prepared|--unprepared] [--template P] ... [-o table|yaml|json]",

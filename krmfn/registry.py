@@ -113,6 +113,10 @@ FUNCTIONS: tuple[Function, ...] = (
         "nfdeploy",
         "the NFDeployment's spec from its requirements, the readiness gate (Nephio's nfdeploy-fn)",
     ),
+    Function(
+        "ipam-allocator",
+        "IPClaim and VLANClaim status from an address space and a ledger in git (ipam-fn, vlan-fn)",
+    ),
 )
 
 BY_NAME = {function.name: function for function in FUNCTIONS}
