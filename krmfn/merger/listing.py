@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -79,7 +80,7 @@ def rows_under(root: Path, catalog: Path | None, errors: list[str] | None = None
     ``errors`` (raised when no list is given)."""
     rows = []
     skip = catalog.resolve() if catalog is not None else None
-    for kptfile in sorted(root.rglob("Kptfile")):
+    for kptfile in _kptfiles(root, errors):
         folder = kptfile.parent
         rel = folder.relative_to(root)
         if any(part.startswith(".") for part in rel.parts):
@@ -118,6 +119,25 @@ def rows_under(root: Path, catalog: Path | None, errors: list[str] | None = None
             )
         )
     return rows
+
+
+def _kptfiles(root: Path, errors: list[str] | None) -> list[Path]:
+    """Every Kptfile under ``root`` (symbolic links to folders not followed); a folder that
+    cannot be listed is an error naming it, never left out in silence."""
+    found = []
+
+    def refused(exc: OSError) -> None:
+        where = Path(exc.filename or root)
+        rel = where.relative_to(root).as_posix() if where != root else "."
+        message = f"{rel}: cannot list the folder: {exc.strerror or exc}"
+        if errors is None:
+            raise KrmError(message)
+        errors.append(message)
+
+    for current, _dirs, files in os.walk(root, onerror=refused):
+        if "Kptfile" in files:
+            found.append(Path(current, "Kptfile"))
+    return sorted(found)
 
 
 def _written(obj: KubeObject | None, path: tuple[str, ...], value: object) -> str:

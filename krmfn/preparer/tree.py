@@ -8,11 +8,19 @@ from pathlib import Path
 from krmfn.tko import preparer_step
 
 
-def packages_under(root: Path, skip: Path | None) -> list[Path]:
+def packages_under(
+    root: Path, skip: Path | None, unlistable: list[tuple[Path, str]] | None = None
+) -> list[Path]:
     """Every folder with a Kptfile under ``root`` (``skip``, hidden folders and symbolic links
-    left out, as kpt leaves them out), children before parents (kpt renders subpackages first)."""
+    left out, as kpt leaves them out), children before parents (kpt renders subpackages first).
+    A folder that cannot be listed goes to ``unlistable`` with the system's reason."""
     found: list[Path] = []
-    for current, dirs, files in os.walk(root, followlinks=False):
+
+    def refused(exc: OSError) -> None:
+        if unlistable is not None:
+            unlistable.append((Path(exc.filename or root), exc.strerror or str(exc)))
+
+    for current, dirs, files in os.walk(root, followlinks=False, onerror=refused):
         folder = Path(current)
         dirs[:] = sorted(
             d
