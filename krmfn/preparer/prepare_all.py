@@ -442,7 +442,11 @@ def run_pass(
                         blocked.append(key)
                         continue
                     waiting.remove(task)
-                    running[pool.submit(prepare_package, task)] = task
+                    try:
+                        running[pool.submit(prepare_package, task)] = task
+                    except OSError as exc:  # no process could be started (fork refused)
+                        why = exc.strerror or str(exc)
+                        raise KrmError(f"cannot start the worker processes: {why}") from None
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in done:
                     task = running.pop(future)
