@@ -345,3 +345,26 @@ def test_create_syncs_each_folder_it_makes_and_the_one_above(tmp_path: Path) -> 
     synced = {line.split("<", 1)[1].split(">", 1)[0] for line in lines}
     for folder in (tmp_path, tmp_path / "a", tmp_path / "a" / "b", out):
         assert str(folder) in synced, (folder, sorted(synced))
+
+
+def test_a_pool_that_cannot_start_is_a_message_not_a_hang(tmp_path: Path) -> None:
+    """Two packages in the first pass, so the pool starts before any plugin: its first fork
+    (the run's first ``clone``) is refused."""
+    tree = copy_tree(EXAMPLE, tmp_path / "t")
+    twin = copy_tree(tree / "oran-cu", tree / "oran-du")
+    kptfile = twin / "Kptfile"
+    kptfile.write_text(kptfile.read_text().replace("name: oran-cu", "name: oran-du", 1))
+    old = snapshot(tree)
+    run = strace(
+        ["-e", "inject=clone:error=EAGAIN:when=1"],
+        "prepare-all",
+        "-q",
+        "-j",
+        "2",
+        tree,
+        timeout=120,
+    )
+    no_traceback(run.stdout, run.stderr)
+    assert run.returncode == 1
+    assert "cannot start the worker processes" in run.stderr, run.stderr
+    assert snapshot(tree) == old
