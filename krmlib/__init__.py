@@ -26,7 +26,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._atomic import remove_leftovers, tree_lock, write_file
+    from ._atomic import (
+        make_folders,
+        remove_leftovers,
+        tree_lock,
+        unfinished_folders,
+        write_file,
+    )
     from ._background import fork_safe
     from ._hashes import sha1_hex, sha256_digest, sha256_hex
     from .collection import (
@@ -102,7 +108,7 @@ if TYPE_CHECKING:
     )
     from .paths import format_path, parse_path
     from .pkgpath import check_path_annotations, check_relative_path, default_file_name
-    from .programs import TooMuchOutput, run_program
+    from .programs import TooMuchOutput, die_with_parent, run_program
     from .resourcelist import FunctionPackage, ResourceList
     from .results import Result, Results, Severity
     from .runner import read_files, run, run_resource_list, run_text
@@ -122,8 +128,10 @@ _WHERE = {
     "sha256_digest": "_hashes",
     "sha256_hex": "_hashes",
     "fork_safe": "_background",
+    "make_folders": "_atomic",
     "remove_leftovers": "_atomic",
     "tree_lock": "_atomic",
+    "unfinished_folders": "_atomic",
     "write_file": "_atomic",
     "Items": "collection",
     "has_annotations": "collection",
@@ -200,6 +208,7 @@ _WHERE = {
     "default_file_name": "pkgpath",
     "TooMuchOutput": "programs",
     "run_program": "programs",
+    "die_with_parent": "programs",
     "FunctionPackage": "resourcelist",
     "ResourceList": "resourcelist",
     "Result": "results",
@@ -265,6 +274,7 @@ __all__ = [
     "content_of",
     "default_file_name",
     "did_you_mean",
+    "die_with_parent",
     "dns_label",
     "field_validator",
     "fork_safe",
@@ -283,6 +293,7 @@ __all__ = [
     "label_key_problem",
     "label_problem",
     "label_value_problem",
+    "make_folders",
     "model_validator",
     "name_problem",
     "package_tree_root",
@@ -314,6 +325,7 @@ __all__ = [
     "subdomain_problem",
     "text_of",
     "tree_lock",
+    "unfinished_folders",
     "walk_tree",
     "without_annotations",
     "without_kpt_internal",

@@ -45,7 +45,11 @@ class TreeError(KrmError):
 
 class UnlistableFolder(TreeError):
     """A folder of the tree that cannot be listed (permissions, an I/O error): the tree would
-    be read in part, so the command stops with this error instead."""
+    be read in part, so the command stops with this error instead. ``folder`` and ``reason``
+    (the system's words) name it for a caller that reports every such folder."""
+
+    folder = ""
+    reason = ""
 
 
 def is_hidden(name: str) -> bool:
@@ -60,10 +64,12 @@ def entries(folder: str | os.PathLike[str]) -> list[os.DirEntry[str]]:
         with os.scandir(folder) as listing:
             found = [e for e in listing if not is_hidden(e.name) and not e.is_symlink()]
     except OSError as exc:
-        raise UnlistableFolder(
+        error = UnlistableFolder(
             f"cannot list the folder {os.fspath(folder)}: {exc.strerror}; the tree is not read "
             "in part"
-        ) from None
+        )
+        error.folder, error.reason = os.fspath(folder), exc.strerror or str(exc)
+        raise error from None
     return sorted(found, key=lambda e: e.name)
 
 
@@ -83,27 +89,42 @@ def is_file(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def walk(root: str | os.PathLike[str]) -> Iterator[tuple[Path, list[str], list[str]]]:
+def walk(
+    root: str | os.PathLike[str], unlistable: list[tuple[Path, str]] | None = None
+) -> Iterator[tuple[Path, list[str], list[str]]]:
     """``os.walk`` under the tree rules, top down: (folder, its folders, its regular files),
     hidden entries and links left out, names sorted. The caller may prune the folder list in
-    place. :class:`UnlistableFolder` for a folder that cannot be listed."""
+    place. :class:`UnlistableFolder` for a folder that cannot be listed, or, given
+    ``unlistable``, each such folder and the reason appended there and the walk goes on (a
+    command that names every one of them, then fails)."""
     from pathlib import Path  # the tree commands only: not a start-up cost
 
     pending = [Path(root)]
     while pending:
         folder = pending.pop()
-        found = entries(folder)
+        try:
+            found = entries(folder)
+        except UnlistableFolder as exc:
+            if unlistable is None:
+                raise
+            unlistable.append((folder, exc.reason))
+            continue
         folders = [e.name for e in found if is_folder(e)]
         files = [e.name for e in found if is_file(e)]
         yield folder, folders, files
         pending.extend(folder / name for name in reversed(folders))
 
 
-def kptfile_folders(root: str | os.PathLike[str], skip: Path | None = None) -> list[Path]:
+def kptfile_folders(
+    root: str | os.PathLike[str],
+    skip: Path | None = None,
+    unlistable: list[tuple[Path, str]] | None = None,
+) -> list[Path]:
     """Every folder under ``root`` (itself included) holding a Kptfile that is a regular file,
-    in name order, depth first; folders resolving under ``skip`` left out."""
+    in name order, depth first; folders resolving under ``skip`` left out; ``unlistable`` as
+    :func:`walk` takes it."""
     found = []
-    for folder, folders, files in walk(root):
+    for folder, folders, files in walk(root, unlistable):
         if skip is not None:
             folders[:] = [d for d in folders if not (folder / d).resolve().is_relative_to(skip)]
         if KPTFILE in files:
