@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from typing import Any, TypeVar
 
 from . import _scalars, _yaml
@@ -18,6 +18,10 @@ ANN_LOCAL_CONFIG = "config.kubernetes.io/local-config"
 ANN_PACKAGE_PATH = "internal.config.kubernetes.io/package-path"
 
 M = TypeVar("M")
+
+# krmlib-internal: while the runner's output gate watches a run, called on each object created,
+# set or deleted (krmlib/_gate.py notes where the function's code did it); None otherwise.
+WRITE_HOOK: Callable[[KubeObject, tuple[Any, ...] | None, Any], None] | None = None
 
 
 class KubeObject:
@@ -39,6 +43,8 @@ class KubeObject:
     ) -> None:
         self._store = Storage(src, form, node, plain)
         self.input_line = 0  # where the item starts in the input text (0: unknown)
+        if WRITE_HOOK is not None:
+            WRITE_HOOK(self, None, src)
 
     # --- construction ---------------------------------------------------------------------
 
@@ -173,6 +179,8 @@ class KubeObject:
         keys = parse_path(path)
         if not keys:
             raise ValueError("set() needs a non-empty path")
+        if WRITE_HOOK is not None:
+            WRITE_HOOK(self, keys, value)
         return self._store.set(keys, value, self)
 
     def merge(self, path: Path, value: Mapping[str, Any]) -> bool:
@@ -196,6 +204,8 @@ class KubeObject:
 
     def delete(self, path: Path) -> bool:
         """Remove the field at ``path``; True if it was there."""
+        if WRITE_HOOK is not None:
+            WRITE_HOOK(self, parse_path(path), None)
         return self._store.delete(parse_path(path), self)
 
     def to_dict(self) -> dict[str, Any]:
