@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._atomic import remove_leftovers, tree_lock, write_file
     from ._background import fork_safe
+    from ._gate import log as log
     from ._hashes import sha1_hex, sha256_digest, sha256_hex
     from .collection import (
         Items,
@@ -126,6 +127,7 @@ _WHERE = {
     "is_kind": "collection",
     "is_kptfile": "collection",
     "is_local_config": "collection",
+    "log": "_gate",
     "API_VERSION": "config",
     "FunctionConfig": "config",
     "parse_config": "config",
@@ -267,6 +269,7 @@ __all__ = [
     "label_key_problem",
     "label_problem",
     "label_value_problem",
+    "log",
     "model_validator",
     "name_problem",
     "package_tree_root",

@@ -29,6 +29,7 @@ from .pkgpath import PATH_ANNOTATIONS, check_path_annotations
 from .results import Result
 
 if TYPE_CHECKING:
+    import logging
     from types import CodeType
 
     from .object import KubeObject
@@ -360,9 +361,11 @@ def _duplicates(rl: ResourceList, fresh: list[KubeObject]) -> list[Result]:
         try:
             api, kind, name, namespace = _storage.of(obj).head()
             package = obj.package_path or "" if obj.may_mention("package-path") else ""
+            folder = (obj.path or "").rpartition("/")[0]  # a subpackage under kpt fn eval
         except KrmError:
             continue
-        key = (api.rpartition("/")[0] if "/" in api else "", kind, namespace, name, package)
+        group = api.rpartition("/")[0] if "/" in api else ""
+        key = (group, kind, namespace, name, package, folder)
         other = taken.setdefault(key, obj)
         if other is not obj and (id(obj) in fresh_ids or id(other) in fresh_ids):
             culprit = obj if id(obj) in fresh_ids else other
@@ -370,7 +373,7 @@ def _duplicates(rl: ResourceList, fresh: list[KubeObject]) -> list[Result]:
                 _result(
                     KrmError(
                         f"{_named(culprit)}: another item has the same identity (group, kind, "
-                        "namespace and name): kpt refuses a package with two",
+                        "namespace and name) in its folder: a cluster holds one object each",
                         obj=culprit,
                         field="metadata.name",
                     ),
@@ -400,3 +403,35 @@ def _result(exc: KrmError, obj: KubeObject) -> Result:
         ref, path = None, None
     return Result(message=message, resource_ref=ref or None, field_path=exc.field,
                   file_path=path)  # fmt: skip
+
+
+if TYPE_CHECKING:
+    log: logging.Logger  # the function's log channel (stderr), made by __getattr__
+
+
+def __getattr__(name: str) -> Any:
+    """``krmlib.log``: made on first use (``logging`` is not a start-up import)."""
+    if name != "log":
+        raise AttributeError(name)
+    import logging
+
+    class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
+        """Writes to the ``sys.stderr`` of the moment (a test's capture included)."""
+
+        @property
+        def stream(self) -> Any:
+            return sys.stderr
+
+        @stream.setter
+        def stream(self, value: Any) -> None:
+            pass
+
+    logger = logging.getLogger("krmlib.fn")
+    if not logger.handlers:
+        handler = _Stderr()
+        handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+    globals()["log"] = logger
+    return logger

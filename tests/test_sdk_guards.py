@@ -316,3 +316,24 @@ def test_a_late_print_goes_to_stderr_after_the_output(tmp_path: Path) -> None:
     ResourceList.parse(done.stdout)
     assert "late: text" not in done.stdout and "late: text" in done.stderr
     assert "not yaml: [" in done.stderr
+
+
+def test_krmlib_log_writes_to_stderr_never_stdout(capsys: pytest.CaptureFixture[str]) -> None:
+    import krmlib
+
+    def logs(rl: ResourceList, config: None) -> None:
+        krmlib.log.info("looked at %d items", len(rl.items))
+
+    out, code = run_text(logs, None, HEAD + CM)
+    assert code == 0 and "looked at" not in out
+    captured = capsys.readouterr()
+    assert captured.out == "" and "INFO: looked at 1 items\n" in captured.err
+
+
+@pytest.mark.parametrize("name", ["class", "krmlib", "yaml", "typing", "match", "json", "ruamel"])
+def test_krmlib_new_refuses_names_that_would_not_import(name: str) -> None:
+    from krmlib._scaffold import ScaffoldError, placeholders
+
+    with pytest.raises(ScaffoldError, match="would not import"):
+        placeholders(name, "0.1.0")
+    assert placeholders("my-" + name, "0.1.0")["__MODULE__"] == "my_" + name
