@@ -351,6 +351,9 @@ def run(
     if args.version:
         _write(f"{name} {version or 'unknown'}\n")
         return 0
+    if args.doc:
+        _write(doc_json(name, config_model, help_text, version))
+        return 0
     if args.paths or args.fn_config:
         return _run_files(process, config_model, name, args.paths, args.fn_config, args.output)
     out = sys.stdout.buffer  # the ResourceList's alone: a print in the run goes to stderr
@@ -377,6 +380,36 @@ def _close_stdout() -> None:
         if real is not None and sys.stdout is real and real.fileno() == 1:
             real.flush()
             os.dup2(sys.stderr.fileno(), 1)
+
+
+def doc_json(
+    name: str,
+    config_model: type[FunctionConfig] | None = None,
+    help_text: str | Callable[[], str] = "",
+    version: str = "",
+) -> str:
+    """``--doc``: the function's documentation as one JSON object, for tools (go/fn's
+    ``--doc``): ``name``, ``version``, ``summary`` (the first line of the text that is not a
+    heading), ``config`` (``apiVersion`` and ``kind`` of the typed config, null without one),
+    ``usage`` (the head of ``--help``) and ``doc`` (the whole ``help_text``)."""
+    import json
+
+    text = help_text() if callable(help_text) else help_text
+    summary = next(
+        (line.strip() for line in text.splitlines() if line.strip() and line[0] != "#"), ""
+    )
+    config = None
+    if config_model is not None:
+        config = {"apiVersion": config_model.API_VERSION, "kind": config_model.KIND or None}
+    doc = {
+        "name": name,
+        "version": version or None,
+        "summary": summary,
+        "config": config,
+        "usage": usage(name, config_model),
+        "doc": text,
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
 def usage(name: str, config_model: type[FunctionConfig] | None = None) -> str:

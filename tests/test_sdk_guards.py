@@ -337,3 +337,28 @@ def test_krmlib_new_refuses_names_that_would_not_import(name: str) -> None:
     with pytest.raises(ScaffoldError, match="would not import"):
         placeholders(name, "0.1.0")
     assert placeholders("my-" + name, "0.1.0")["__MODULE__"] == "my_" + name
+
+
+def test_doc_prints_the_functions_documentation_as_json(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import json
+
+    from krmlib import FunctionConfig, run
+
+    class Labels(FunctionConfig):
+        API_VERSION = "fn.example.com/v1"
+        KIND = "Labels"
+        team: str = "net"
+
+    def nothing(rl: ResourceList, config: Labels) -> None:
+        pass
+
+    text = "# labels\n\nAdds a team label to every object.\n"
+    code = run(nothing, Labels, name="labels", help_text=text, version="1.2.3", argv=["--doc"])
+    assert code == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["name"] == "labels" and doc["version"] == "1.2.3"
+    assert doc["summary"] == "Adds a team label to every object."
+    assert doc["config"] == {"apiVersion": "fn.example.com/v1", "kind": "Labels"}
+    assert doc["doc"] == text and doc["usage"].startswith("usage: labels [-h] [--version]")
