@@ -362,3 +362,21 @@ def test_doc_prints_the_functions_documentation_as_json(
     assert doc["summary"] == "Adds a team label to every object."
     assert doc["config"] == {"apiVersion": "fn.example.com/v1", "kind": "Labels"}
     assert doc["doc"] == text and doc["usage"].startswith("usage: labels [-h] [--version]")
+
+
+def test_a_config_field_takes_its_camel_case_krm_name() -> None:
+    from krmlib import FunctionConfig, parse_config
+
+    class Sidecars(FunctionConfig):
+        API_VERSION = "fn.example.com/v1"
+        KIND = "Sidecars"
+        init_containers: list[str] = []
+        max_count: int = 1
+
+    typed = KubeObject.from_yaml(
+        "apiVersion: fn.example.com/v1\nkind: Sidecars\nmetadata:\n  name: s\n"
+        "spec:\n  initContainers: [a, b]\n  max_count: 2\n"
+    )
+    config = parse_config(Sidecars, typed)
+    assert config.init_containers == ["a", "b"] and config.max_count == 2
+    assert Sidecars.model_fields["init_containers"].alias == "initContainers"
