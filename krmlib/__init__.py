@@ -109,6 +109,7 @@ if TYPE_CHECKING:
         field_validator,
         model_validator,
     )
+    from .subobject import SubObject
     from .written import scalar_text, text_of
 
 # Public name → the module that defines it.
@@ -195,6 +196,7 @@ _WHERE = {
     "Result": "results",
     "Results": "results",
     "Severity": "results",
+    "SubObject": "subobject",
     "read_files": "runner",
     "run": "runner",
     "run_resource_list": "runner",
@@ -239,6 +241,7 @@ __all__ = [
     "Result",
     "Results",
     "Severity",
+    "SubObject",
     "TooMuchOutput",
     "ValidationInfo",
     "add_readiness_gate",

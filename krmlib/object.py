@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import _scalars, _yaml
 from ._storage import MISSING, Form, Storage, doc_to_item, item_to_doc, walk
@@ -18,6 +18,9 @@ ANN_LOCAL_CONFIG = "config.kubernetes.io/local-config"
 ANN_PACKAGE_PATH = "internal.config.kubernetes.io/package-path"
 
 M = TypeVar("M")
+
+if TYPE_CHECKING:
+    from .subobject import SubObject
 
 # krmlib-internal: while the runner's output gate watches a run, called on each object created,
 # set or deleted (krmlib/_gate.py notes where the function's code did it); None otherwise.
@@ -159,11 +162,21 @@ class KubeObject:
     # --- nested fields ------------------------------------------------------------------------
 
     def get(self, path: Path, default: Any = None) -> Any:
-        """The value at ``path`` as plain Python (a copy), or ``default`` when absent."""
+        """The value at ``path`` as plain Python, or ``default`` when absent.
+
+        A copy: editing it changes nothing in the object. Write with :meth:`set`, or edit
+        through a live view, :meth:`at`."""
         value = self._store.read_at(parse_path(path), self)
         if value is MISSING or value is None or isinstance(value, _scalars.StyledNull):
             return default
         return _yaml.to_plain(value)
+
+    def at(self, path: Path) -> SubObject:
+        """A live view of the part at ``path`` (``krmlib.subobject.SubObject``, as go/fn's
+        SubObject): its reads and writes go to this object, paths relative to it."""
+        from .subobject import SubObject
+
+        return SubObject(self, parse_path(path))
 
     def has(self, path: Path) -> bool:
         """Whether the field at ``path`` exists (a null value exists)."""

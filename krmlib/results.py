@@ -78,6 +78,8 @@ class Result:
         return f"Result({fields})"
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as the v1 ``results`` entry kpt reads (``resourceRef``, ``field``,
+        ``file``, ``tags``; only the parts that are set)."""
         out: dict[str, Any] = {"message": self.message, "severity": self.severity.value}
         if self.resource_ref:
             out["resourceRef"] = dict(self.resource_ref)
@@ -98,6 +100,7 @@ class Result:
         return out
 
     def sort_key(self) -> tuple[Any, ...]:
+        """The key of :meth:`Results.sorted`: severity, file, index, item, field, message."""
         ref = self.resource_ref or {}
         return (
             _RANK[self.severity],
@@ -185,6 +188,13 @@ class Results:
         tags: dict[str, str] | None = None,
         file: str | None = None,
     ) -> Result:
+        """Add an error result and return it: the function fails (exit 1), and kpt leaves the
+        package as it was.
+
+        ``obj``: the item the result is about (its resourceRef, file and index); ``field``: the
+        path in it (``spec.replicas``); ``current`` and ``proposed``: the value found and the
+        value wanted; ``tags``: free-form labels; ``file``: a file path when there is no item.
+        The same result twice is kept once."""
         return self._make(Severity.ERROR, message, obj, field, current, proposed, tags, file)
 
     def warning(
@@ -198,6 +208,8 @@ class Results:
         tags: dict[str, str] | None = None,
         file: str | None = None,
     ) -> Result:
+        """Add a warning result and return it (the function still passes); the arguments
+        are :meth:`error`'s."""
         return self._make(Severity.WARNING, message, obj, field, current, proposed, tags, file)
 
     def info(
@@ -211,6 +223,8 @@ class Results:
         tags: dict[str, str] | None = None,
         file: str | None = None,
     ) -> Result:
+        """Add an info result and return it (a note for the user); the arguments are
+        :meth:`error`'s."""
         return self._make(Severity.INFO, message, obj, field, current, proposed, tags, file)
 
     def from_error(self, exc: KrmError) -> Result:
@@ -240,9 +254,12 @@ class Results:
 
     @property
     def has_errors(self) -> bool:
+        """Whether a result has severity ``error`` (the function then exits 1)."""
         return any(r.severity is Severity.ERROR for r in self._items)
 
     def sorted(self) -> list[Result]:
+        """The results in the order they are written: errors first, then by file, item and
+        field (deterministic output)."""
         return sorted(self._items, key=Result.sort_key)
 
     def __iter__(self) -> Iterator[Result]:

@@ -129,6 +129,7 @@ class RecordError(ValueError):
         super().__init__(f"{len(errors)} error(s) validating {model.__name__}: " + "; ".join(lines))
 
     def errors(self) -> list[ErrorDict]:
+        """Each failure as a dict: ``loc`` (the path of keys), ``msg``, ``type``, ``input``."""
         return list(self._errors)
 
 

@@ -380,3 +380,19 @@ def test_a_config_field_takes_its_camel_case_krm_name() -> None:
     config = parse_config(Sidecars, typed)
     assert config.init_containers == ["a", "b"] and config.max_count == 2
     assert Sidecars.model_fields["init_containers"].alias == "initContainers"
+
+
+def test_get_is_a_copy_and_at_is_a_live_view() -> None:
+    rl = ResourceList.parse(HEAD + DEPLOYMENT)
+    web = rl.items[0]
+    copy = web.get("spec.template.spec.containers")
+    copy[0]["image"] = "changed"
+    assert web.get("spec.template.spec.containers[0].image") == "nginx"  # a copy
+    containers = web.at("spec.template.spec.containers").items()
+    assert [c.path for c in containers] == ["spec.template.spec.containers[0]"]
+    containers[0].set("image", "nginx:1.27")
+    containers[0].at("resources.limits").set("cpu", "1")
+    assert web.get("spec.template.spec.containers[0].image") == "nginx:1.27"
+    assert web.get("spec.template.spec.containers[0].resources") == {"limits": {"cpu": "1"}}
+    assert web.at("spec.template").get("spec.containers[0].name") == "c"
+    assert "image: nginx:1.27\n" in rl.to_yaml()
