@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -129,6 +130,9 @@ class Results:
 
     def __init__(self) -> None:
         self._items: list[Result] = []  # only appended to: positions stay
+        # (position, package folder) of results about an item of a package folder (kpt fn
+        # render: a subpackage's items name their own folder), for relative_to_package
+        self._pending: list[tuple[int, str]] = []
         # hash of a result's written form → positions of the results with that hash (not the
         # forms themselves: thousands of results would hold each one's text twice)
         self._seen: dict[int, list[int]] = {}
@@ -156,14 +160,20 @@ class Results:
         ref = obj.ref() if obj is not None else None
         file_path = file
         index: int | None = None
+        package: str | None = None
         if obj is not None and file is None:
             try:
                 file_path = obj.path
                 raw = obj.annotations.get("internal.config.kubernetes.io/index")
                 index = int(raw) if raw and raw.isdigit() else None
+                if file_path and obj.may_mention("package-path"):
+                    # a subpackage's item (kpt fn render): its path is relative to its own
+                    # folder; relative_to_package makes it the rendered package's
+                    package = obj.package_path
             except Exception:  # an unreadable item still gets its result
                 file_path = None
-        return self.add(
+        count = len(self._items)
+        result = self.add(
             Result(
                 message=message,
                 severity=severity,
@@ -176,6 +186,9 @@ class Results:
                 tags=dict(tags or {}),
             )
         )
+        if package and len(self._items) > count:
+            self._pending.append((count, package))
+        return result
 
     def error(
         self,
@@ -239,10 +252,15 @@ class Results:
             except Exception:
                 ref = None
         index: int | None = None
+        package: str | None = None
         if exc.obj is not None and file_path:
             raw = exc.obj.annotations.get("internal.config.kubernetes.io/index", "")
             index = int(raw) if raw.isdigit() else None
-        return self.add(
+            if not exc.file and exc.obj.may_mention("package-path"):
+                with contextlib.suppress(Exception):
+                    package = exc.obj.package_path
+        count = len(self._items)
+        result = self.add(
             Result(
                 message=message,
                 resource_ref=ref,
@@ -251,6 +269,26 @@ class Results:
                 file_index=index,
             )
         )
+        if package and len(self._items) > count:
+            self._pending.append((count, package))
+        return result
+
+    def relative_to_package(self, folder: str | None) -> None:
+        """Give results about a subpackage's item the file path relative to ``folder``, the
+        package being rendered (``db/db.yaml``, not the subpackage's ``db.yaml``); the runner
+        calls it after the function ran."""
+        import posixpath
+
+        pending, self._pending = self._pending, []
+        if not folder:
+            return
+        for position, package in pending:
+            if position >= len(self._items):
+                continue
+            result = self._items[position]
+            sub = posixpath.relpath(posixpath.normpath(package), posixpath.normpath(folder))
+            if result.file_path and sub != "." and not sub.startswith(".."):
+                result.file_path = posixpath.join(sub, result.file_path)
 
     @property
     def has_errors(self) -> bool:

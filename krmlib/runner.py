@@ -95,8 +95,20 @@ def run_resource_list(
     failure = rl.check_failure(final=True)
     if failure:
         return _failed(failure)
+    _relative_paths(rl)
     refused = _gate.check(rl, before)  # nothing is written that the reader would refuse
     return _failed([*rl.results, *refused]) if refused else rl
+
+
+def _relative_paths(rl: ResourceList) -> None:
+    """Results about a subpackage's item name its file relative to the rendered package."""
+    if not rl.results._pending:
+        return
+    try:
+        folder = rl.package().folder
+    except KrmError:  # items that contradict each other: the paths stay as they are
+        folder = None
+    rl.results.relative_to_package(folder)
 
 
 def _failed(results: list[Result]) -> ResourceList:

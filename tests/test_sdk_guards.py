@@ -396,3 +396,37 @@ def test_get_is_a_copy_and_at_is_a_live_view() -> None:
     assert web.get("spec.template.spec.containers[0].resources") == {"limits": {"cpu": "1"}}
     assert web.at("spec.template").get("spec.containers[0].name") == "c"
     assert "image: nginx:1.27\n" in rl.to_yaml()
+
+
+def _warn_db(rl: ResourceList, config: None) -> None:
+    for obj in rl.items.where(kind="ConfigMap"):
+        rl.results.warning("checked", obj)
+
+
+@pytest.mark.kpt
+def test_under_render_a_subpackages_result_names_the_file_from_the_rendered_package(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "warn.py"
+    script.write_text(
+        "import sys\nfrom krmlib import run\nfrom tests.test_sdk_guards import _warn_db\n"
+        "sys.exit(run(_warn_db, None, name='warn'))\n"
+    )
+    pkg = _package(tmp_path)
+    (pkg / "cm.yaml").unlink()
+    db = pkg / "db"
+    db.mkdir()
+    (db / "Kptfile").write_text("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: db\n")
+    (db / "db.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: db\n")
+    kptfile = pkg / "Kptfile"
+    exec_ = f"{sys.executable} {script}"
+    kptfile.write_text(kptfile.read_text() + f"pipeline:\n  validators:\n  - exec: {exec_}\n")
+    root = Path(__file__).resolve().parent.parent
+    done = run_kpt(
+        ["fn", "render", str(pkg), "--allow-exec", "--truncate-output=false",
+         "--results-dir", str(tmp_path / "results")],
+        env={"PYTHONPATH": str(root)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    written = "".join(p.read_text() for p in (tmp_path / "results").iterdir())
+    assert "path: db/db.yaml" in written, written
