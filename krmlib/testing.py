@@ -163,6 +163,11 @@ def _expected_code(path: Path) -> int:
     return 0
 
 
+def _declares_exit_code(case: GoldenCase) -> bool:
+    meta = case.path / "case.yaml"
+    return meta.exists() and "exitCode" in (_yaml.load_plain(meta.read_text()) or {})
+
+
 def case_env(case: GoldenCase) -> dict[str, str]:
     """The environment of a case: the fixed defaults, reads allowed in the case folder (the
     harness is the person running the function: a case may name files beside its package),
@@ -218,6 +223,7 @@ def package_source(package: Path, config: Path | None = None) -> str:
 
 def assert_same_text(actual: str, expected_file: Path) -> None:
     """Compare with an expected file (or write it when updating)."""
+    __tracebackhide__ = True  # a failure shows the diff, not the harness
     if updating():
         from ._atomic import write_file
 
@@ -240,7 +246,10 @@ def assert_same_text(actual: str, expected_file: Path) -> None:
                 "actual",
             )
         )
-        raise AssertionError(f"output differs from {expected_file}:\n{diff}")
+        raise AssertionError(
+            f"{diff}\noutput differs from {expected_file} (above: - expected, + actual; "
+            "pytest --update-golden rewrites it)"
+        )
 
 
 def _results_text(rl_text: str, exit_code: int) -> str:
@@ -278,6 +287,7 @@ WITHOUT_KPT = "# written without kpt (krmlib read the package): compared as data
 
 def _assert_same_data(actual: str, expected_file: Path, with_kpt: bool) -> None:
     """Compare as data; write the file (marked) when updating."""
+    __tracebackhide__ = True  # a failure shows the diff, not the harness
     if updating() or not expected_file.exists():
         assert_same_text(WITHOUT_KPT + actual, expected_file)
         return
@@ -295,8 +305,8 @@ def _assert_same_data(actual: str, expected_file: Path, with_kpt: bool) -> None:
         )
         why = "it was written without kpt" if with_kpt else "kpt is not on PATH"
         raise AssertionError(
-            f"output differs from {expected_file} (compared as data, kpt's annotations aside:"
-            f" {why}):\n{diff}"
+            f"{diff}\noutput differs from {expected_file} (compared as data, kpt's annotations "
+            f"aside: {why})"
         )
 
 
@@ -316,6 +326,7 @@ def check_golden(
     without it the input is :func:`package_source`'s and the output is compared as data, and so
     is an ``output.yaml`` written without kpt (its first line says so) until an update with kpt
     records kpt's bytes."""
+    __tracebackhide__ = True  # a failure shows the diff, not the harness
     with_kpt = kpt_found()
     if with_kpt:
         source = kpt_source(case.package, case.config)
@@ -372,6 +383,7 @@ def golden_tests(
         root = (Path(caller).resolve().parent if caller else Path.cwd()) / root
 
     def test_golden(krmlib_golden_case: tuple[GoldenCase, bool]) -> None:
+        __tracebackhide__ = True  # a failure shows the diff, not the harness
         case, through_kpt = krmlib_golden_case
         if through_kpt:
             check_kpt(case, script)
@@ -432,6 +444,7 @@ def read_tree(root: Path) -> dict[str, bytes]:
 
 
 def _compare_trees(actual: Path, expected: Path) -> None:
+    __tracebackhide__ = True  # a failure shows the diff, not the harness
     if updating():
         if expected.exists():
             shutil.rmtree(expected)
@@ -462,6 +475,7 @@ def _compare_trees(actual: Path, expected: Path) -> None:
 
 def check_kpt(case: GoldenCase, script: str) -> None:
     """``kpt fn eval --exec <script>`` on a copy of the package, twice; compare the files."""
+    __tracebackhide__ = True  # a failure shows the diff, not the harness
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / case.package.name
         shutil.copytree(case.package, work)
@@ -469,7 +483,10 @@ def check_kpt(case: GoldenCase, script: str) -> None:
         if case.config is not None:
             args += ["--fn-config", str(case.config)]
         done = run_kpt(args, env=case_env(case))
-        if case.exit_code != 0:
+        exit_code = case.exit_code
+        if updating() and not _declares_exit_code(case):  # a new case: as just written
+            exit_code = _expected_code(case.path)
+        if exit_code != 0:
             assert done.returncode != 0, f"{case}: kpt should fail:\n{done.stderr}"
             same = filecmp.dircmp(case.package, work)
             assert not (same.diff_files or same.left_only or same.right_only), (
