@@ -430,3 +430,20 @@ def test_under_render_a_subpackages_result_names_the_file_from_the_rendered_pack
     assert done.returncode == 0, done.stdout + done.stderr
     written = "".join(p.read_text() for p in (tmp_path / "results").iterdir())
     assert "path: db/db.yaml" in written, written
+
+
+def test_a_new_project_builds_its_image_with_one_command(tmp_path: Path) -> None:
+    import shutil
+
+    from krmlib._scaffold import new_project
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    new_project("set-team", tmp_path / "p", "0.1.0")
+    done = subprocess.run(
+        ["make", "-n", "image", "ENGINE=podman", "KRMLIB_WHEELS=/w"], cwd=tmp_path / "p",
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "python3 -m pip wheel --quiet --wheel-dir wheels . --find-links /w" in done.stdout
+    assert "podman build -t localhost/set-team:v0.1.0 ." in done.stdout

@@ -17,6 +17,7 @@ from krmlib._scaffold import TEMPLATES, ScaffoldError, new_project, placeholders
 EXPECTED_FILES = {
     ".gitignore",
     "Dockerfile",
+    "Makefile",
     "README.md",
     "pyproject.toml",
     "example/Kptfile",
