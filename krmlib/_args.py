@@ -25,7 +25,7 @@ options:
   --version             the version of the function
 
 environment:
-  KRMFN_DEBUG=1         on an internal error, also the whole traceback on stderr
+  KRMLIB_DEBUG=1        on an internal error, also the whole traceback on stderr
 """
 
 FLAGS = ("--help", "--doc", "--version", "--fn-config", "--output")

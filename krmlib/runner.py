@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
-from .errors import DEBUG_ENV, FieldTypeError, KrmError, internal_error
+from .errors import DEBUG_ENV, FieldTypeError, KrmError, internal_error, setting
 from .object import KubeObject
 from .resourcelist import CheckFailed, ResourceList, Span
 from .results import Result
@@ -142,7 +142,7 @@ def _process(
             "read an early exit as a package without resources",
             found[1] if found else None,
         )
-    except Exception as exc:  # a bug: say so as a result (the traceback only with KRMFN_DEBUG)
+    except Exception as exc:  # a bug: say so as a result (the traceback only with KRMLIB_DEBUG)
         found = _in_function_code(exc, process)
         if found is None:
             rl.results.error(internal_error(exc))
@@ -256,7 +256,7 @@ def _in_function_code(
     ``KubeObject`` local of that frame or of a frame around it (``for obj in rl.items``)."""
     import traceback  # the failure path only
 
-    if os.environ.get(DEBUG_ENV):
+    if setting("DEBUG"):
         traceback.print_exception(exc, file=sys.stderr)
     frames = list(traceback.walk_tb(exc.__traceback__))
     home = (getattr(process, "__module__", None) or "").partition(".")[0]

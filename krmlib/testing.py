@@ -24,7 +24,7 @@ In pytest, one line makes one test per case (the ``pytest11`` plugin ``krmlib.py
 
     test_golden = golden_tests("testdata", process, Config, script="my-function")
 
-``pytest --update-golden`` (or ``KRMFN_UPDATE_GOLDEN=1``) rewrites the expected files from the
+``pytest --update-golden`` (or ``KRMLIB_UPDATE_GOLDEN=1``) rewrites the expected files from the
 actual ones; read the diff before committing it.
 """
 
@@ -48,7 +48,7 @@ from .package import ALLOW_READ_ENV
 from .resourcelist import ResourceList
 from .runner import Process, run_text
 
-UPDATE_ENV = "KRMFN_UPDATE_GOLDEN"
+UPDATE_ENV = "KRMLIB_UPDATE_GOLDEN"  # the old name, KRMFN_UPDATE_GOLDEN, still works
 DEFAULT_ENV = {"SOURCE_DATE_EPOCH": "1700000000"}
 KPT = os.environ.get("KPT", "kpt")
 
@@ -72,8 +72,10 @@ __all__ = [
 
 def updating() -> bool:
     """Whether expected files are rewritten (``pytest --update-golden`` or
-    ``KRMFN_UPDATE_GOLDEN=1``), read at each call."""
-    return os.environ.get(UPDATE_ENV, "") not in ("", "0", "false")
+    ``KRMLIB_UPDATE_GOLDEN=1``), read at each call."""
+    from .errors import setting
+
+    return (setting("UPDATE_GOLDEN") or "") not in ("", "0", "false")
 
 
 def kpt_found() -> bool:

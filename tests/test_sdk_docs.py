@@ -28,7 +28,7 @@ def test_the_pages_are_in_the_table_of_contents() -> None:
 def test_the_readme_documents_the_members_a_function_author_meets() -> None:
     for name in ("to_yaml", "changed", "validate", "replace_all", "API_VERSION", "KIND"):
         assert f"`{name}" in README or f"{name}(" in README, name
-    assert "KRMFN_DEBUG" in README and "golden_tests" in README and "--update-golden" in README
+    assert "KRMLIB_DEBUG" in README and "golden_tests" in README and "--update-golden" in README
 
 
 def test_the_readme_does_not_speak_of_internal_history() -> None:

@@ -53,7 +53,11 @@ def _project(tmp_path: Path) -> Path:
 
 
 def _pytest(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("KRMFN_UPDATE_GOLDEN",)}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("KRMFN_UPDATE_GOLDEN", "KRMLIB_UPDATE_GOLDEN")
+    }
     env["PYTHONPATH"] = str(root)
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "-q",

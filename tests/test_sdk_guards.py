@@ -447,3 +447,23 @@ def test_a_new_project_builds_its_image_with_one_command(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr
     assert "python3 -m pip wheel --quiet --wheel-dir wheels . --find-links /w" in done.stdout
     assert "podman build -t localhost/set-team:v0.1.0 ." in done.stdout
+
+
+def test_krmlib_variables_are_named_krmlib_and_the_old_names_still_work(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from krmlib.errors import setting
+    from krmlib.testing import updating
+
+    monkeypatch.delenv("KRMLIB_UPDATE_GOLDEN", raising=False)
+    monkeypatch.delenv("KRMFN_UPDATE_GOLDEN", raising=False)
+    assert not updating()
+    monkeypatch.setenv("KRMLIB_UPDATE_GOLDEN", "1")
+    assert updating()
+    monkeypatch.delenv("KRMLIB_UPDATE_GOLDEN")
+    monkeypatch.setenv("KRMFN_UPDATE_GOLDEN", "1")
+    with pytest.warns(DeprecationWarning, match="KRMFN_UPDATE_GOLDEN is deprecated"):
+        assert updating()
+    monkeypatch.setenv("KRMFN_DEBUG", "1")
+    with pytest.warns(DeprecationWarning, match="set KRMLIB_DEBUG"):
+        assert setting("DEBUG") == "1"
