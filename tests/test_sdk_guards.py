@@ -467,3 +467,25 @@ def test_krmlib_variables_are_named_krmlib_and_the_old_names_still_work(
     monkeypatch.setenv("KRMFN_DEBUG", "1")
     with pytest.warns(DeprecationWarning, match="set KRMLIB_DEBUG"):
         assert setting("DEBUG") == "1"
+
+
+def test_the_core_page_comes_first_and_its_function_runs(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parent.parent
+    index = (root / "docs" / "index.rst").read_text()
+    assert index.index("   core\n") < index.index("   tutorial\n")
+    page = (root / "docs" / "core.rst").read_text()
+    block = page.split(".. code-block:: python\n\n", 1)[1].split("\n\n**", 1)[0]
+    code = textwrap.dedent(block)
+    script = tmp_path / "set_team.py"
+    script.write_text(code)
+    config = (
+        "functionConfig:\n  apiVersion: fn.example.com/v1alpha1\n  kind: SetTeam\n"
+        "  metadata:\n    name: c\n  spec:\n    team: net\n    extraLabels: {a: b}\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], input=HEAD + DEPLOYMENT + config,
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "example.com/team: net" in done.stdout
+    assert "INFO: labelled the Deployments" in done.stderr
