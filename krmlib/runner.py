@@ -487,8 +487,15 @@ def _run_files(
         message = exc.message if isinstance(exc, KrmError) else str(exc)
         sys.stderr.write(f"{name}: error: {message}\n")
         return 1
-    with _stdout_to_stderr():
+    from . import _gate
+
+    before = _gate.Snapshot(rl)
+    with _stdout_to_stderr(), _gate.watching():
         _process(process, config_model, rl)
+    refused = _gate.check(rl, before)
+    if refused:  # nothing written that the reader would refuse: the results only
+        rl = _failed([*rl.results, *refused])
+        rl.form = "stream"
     if output == "resourcelist":
         _write(rl.to_yaml())
     else:

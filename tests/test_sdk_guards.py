@@ -489,3 +489,16 @@ def test_the_core_page_comes_first_and_its_function_runs(tmp_path: Path) -> None
     assert done.returncode == 0, done.stdout + done.stderr
     assert "example.com/team: net" in done.stdout
     assert "INFO: labelled the Deployments" in done.stderr
+
+
+def test_file_mode_passes_the_gate_too(tmp_path: Path) -> None:
+    script = tmp_path / "hostile.py"
+    script.write_text(HOSTILE.format(mode="slash"))
+    (tmp_path / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n")
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "cm.yaml")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "a/b" not in done.stdout.replace("'a/b'", "")  # no item written
+    assert "output refused" in done.stderr and "(written at hostile.py:" in done.stderr
