@@ -177,6 +177,9 @@ def _check_object(
 ) -> None:
     writes = _WRITES.get(id(obj))
     whole = old is None or writes is None  # new (or changed outside the run): all of it
+    if old is None and store.is_new and _new_plain_ok(store.plain, obj):
+        fresh.append(obj)  # a new object of plain values, all of it as the rules want
+        return
     names_ = labels = paths = whole
     label_writes: list[tuple[str, Any]] = []
     path_writes: list[Any] = []
@@ -212,12 +215,86 @@ def _check_object(
         if old is None or old[2:] != head[2:]:  # new, renamed or moved: the API's rules
             names.check_object_names(obj)
     if labels:
-        _check_labels(obj)
+        if obj.may_mention("labels"):  # False only when the text cannot hold any
+            _check_labels(obj)
     else:
         for label, value in label_writes:
             _check_label(obj, label, value)
-    if paths or path_writes:
+    if (paths or path_writes) and not _paths_clean_in_text(store):
         check_path_annotations(obj)
+
+
+# A path annotation the fast check is sure of: segments of letters, digits, '_', '-' and '.',
+# each starting with a letter, digit or '_' (so no '.', '..', '/x', '' or control character).
+_CLEAN_PATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*(?:/[A-Za-z0-9_][A-Za-z0-9._-]*)*")
+
+
+# A path annotation on a line of its own, its value plain or quoted (what kpt and krmlib write).
+_PATH_LINE = re.compile(
+    r"(?m)^[ -]+(?:internal\.)?config\.kubernetes\.io/path: (['\"]?)([^\s'\"#\\]*)\1[ \t]*$"
+)
+
+
+def _paths_clean_in_text(store: _storage.Storage) -> bool:
+    """True when the object's text shows at a glance that its path annotations are clean
+    (every mention of ``kubernetes.io/path`` a line of the form above with a clean value, no
+    escape anywhere); False when unsure: the decoded check then runs."""
+    if store.node is not None or store.text is None or store.dirty:
+        return False
+    text = store.src
+    if "\\" in text:
+        return False
+    mentions = text.count("kubernetes.io/path")
+    if mentions == 0:
+        return True
+    count = 0
+    for match in _PATH_LINE.finditer(text):
+        if not _CLEAN_PATH.fullmatch(match.group(2)):
+            return False
+        # a plain scalar may go on on the next lines (folded into the value): then unsure
+        after = text[match.end() + 1 : match.end() + 1 + 256]
+        indent = len(match.group(0)) - len(match.group(0).lstrip(" -"))
+        if after and len(after) - len(after.lstrip(" ")) > indent:
+            return False
+        count += 1
+    return count == mentions
+
+
+def _new_plain_ok(plain: Any, obj: KubeObject) -> bool:
+    """Whether a new object's plain values pass every rule of :func:`_check_object` at a
+    glance (True); False when unsure: the full check then runs and names the problem."""
+    if type(plain) is not dict:
+        return False
+    metadata = plain.get("metadata")
+    api, kind = plain.get("apiVersion"), plain.get("kind")
+    if type(metadata) is not dict or type(api) is not str or type(kind) is not str:
+        return False
+    name, namespace = metadata.get("name"), metadata.get("namespace")
+    if not api or not kind or type(name) is not str or not name:
+        return False
+    if namespace is not None and (type(namespace) is not str or names.label_problem(namespace)):
+        return False
+    if names.name_problem(name, kind) is not None:
+        return False
+    labels = metadata.get("labels")
+    if labels is not None:
+        if type(labels) is not dict:
+            return False
+        for key, value in labels.items():
+            if (key, value) not in _GOOD_LABELS:
+                try:
+                    _check_label(obj, str(key), value)  # good ones are remembered
+                except KrmError:
+                    return False
+    annotations = metadata.get("annotations")
+    if annotations is not None:
+        if type(annotations) is not dict:
+            return False
+        for key in PATH_ANNOTATIONS:
+            value = annotations.get(key)
+            if value is not None and (type(value) is not str or not _CLEAN_PATH.fullmatch(value)):
+                return False
+    return True
 
 
 def check_text(pieces: list[Any], rl: ResourceList) -> list[Result]:
@@ -352,22 +429,36 @@ def _check_texts(texts: list[tuple[KubeObject, str]]) -> list[Result]:
 
 
 def _duplicates(rl: ResourceList, fresh: list[KubeObject]) -> list[Result]:
-    """Two items with one identity (group, kind, namespace, name) in one package, one of them
-    new or renamed."""
-    fresh_ids = {id(obj) for obj in fresh}
-    taken: dict[tuple[str, ...], KubeObject] = {}
-    problems: list[Result] = []
+    """Two items with one identity (group, kind, namespace, name) in one folder of a package,
+    one of them new or renamed. The headers are compared first (cached: cheap); the folders
+    only of items whose header meets a new one's."""
+    keys: dict[int, tuple[str, str, str, str]] = {}
+    for obj in fresh:
+        with contextlib.suppress(KrmError):
+            keys[id(obj)] = _header_key(obj)
+    fresh_ids = keys.keys()
+    wanted = set(keys.values())
+    meeting: dict[tuple[str, ...], list[KubeObject]] = {}
     for obj in rl.items:
-        try:
-            api, kind, name, namespace = _storage.of(obj).head()
-            package = obj.package_path or "" if obj.may_mention("package-path") else ""
-            folder = (obj.path or "").rpartition("/")[0]  # a subpackage under kpt fn eval
-        except KrmError:
+        key = keys.get(id(obj))
+        if key is None:
+            try:
+                key = _header_key(obj)
+            except KrmError:
+                continue
+        if key in wanted:
+            meeting.setdefault(key, []).append(obj)
+    problems: list[Result] = []
+    for objects in meeting.values():
+        if len(objects) < 2:
             continue
-        group = api.rpartition("/")[0] if "/" in api else ""
-        key = (group, kind, namespace, name, package, folder)
-        other = taken.setdefault(key, obj)
-        if other is not obj and (id(obj) in fresh_ids or id(other) in fresh_ids):
+        taken: dict[tuple[str, str], KubeObject] = {}
+        for obj in objects:
+            package = obj.package_path or "" if obj.may_mention("package-path") else ""
+            place = (package, (obj.path or "").rpartition("/")[0])  # kpt fn eval: subpackages
+            other = taken.setdefault(place, obj)
+            if other is obj or not (id(obj) in fresh_ids or id(other) in fresh_ids):
+                continue
             culprit = obj if id(obj) in fresh_ids else other
             problems.append(
                 _result(
@@ -381,6 +472,18 @@ def _duplicates(rl: ResourceList, fresh: list[KubeObject]) -> list[Result]:
                 )
             )
     return problems
+
+
+def _header_key(obj: KubeObject) -> tuple[str, str, str, str]:
+    store = _storage.of(obj)
+    plain = store.plain if store.is_new else None
+    metadata = plain.get("metadata") if type(plain) is dict else None
+    if type(metadata) is dict:  # a new object: its values (what head() would walk)
+        api, kind = str(plain.get("apiVersion") or ""), str(plain.get("kind") or "")  # type: ignore[union-attr]
+        name, namespace = str(metadata.get("name") or ""), str(metadata.get("namespace") or "")
+    else:
+        api, kind, name, namespace = store.head()
+    return (api.rpartition("/")[0] if "/" in api else "", kind, namespace, name)
 
 
 def _named(obj: KubeObject) -> str:

@@ -502,3 +502,22 @@ def test_file_mode_passes_the_gate_too(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "a/b" not in done.stdout.replace("'a/b'", "")  # no item written
     assert "output refused" in done.stderr and "(written at hostile.py:" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["'../x.yaml'", "/etc/x.yaml", "x\n        /../../../../etc/x.yaml", '"..\\x2fx.yaml"',
+     "|\n        ../x.yaml", "a/../../x.yaml"],
+)  # fmt: skip
+def test_a_handed_over_item_with_an_escaping_path_is_refused(value: str) -> None:
+    def hands(rl: ResourceList, config: None) -> None:
+        text = (
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: t\n  annotations:\n"
+            f"    internal.config.kubernetes.io/path: {value}\n"
+        )
+        rl.items.append(KubeObject.from_yaml(text.replace("\n        ", "\n      ")))
+
+    out, code = run_text(hands, None, HEAD + CM)
+    assert code == 1, out
+    _items, [result] = _read(out)
+    assert result.message.startswith("output refused: "), result.message
