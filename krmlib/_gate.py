@@ -58,31 +58,48 @@ _HANDED: set[int] = set()
 
 def _note(obj: KubeObject, keys: tuple[Any, ...] | None, value: Any) -> None:
     """The write hook: what was written, and the innermost frame of the caller outside krmlib
-    (a few frames up: the write's own, then krmlib's helpers, then the function's code)."""
+    (a few frames up: the write's own, then krmlib's helpers, then the function's code). An
+    object krmlib itself makes (a child from its owner's values) is not noted: new objects are
+    checked whole."""
+    inside = _INSIDE
     key = id(obj)
+    frame: Any = sys._getframe(2)  # the caller of set, delete or __init__
+    if keys is None:  # a creation: the caller of from_dict, from_yaml, from_item or copy
+        while frame.f_code.co_name in _MAKERS:
+            frame = frame.f_back
+        scope = frame.f_globals
+        flag = inside.get(id(scope))
+        if flag is None:
+            flag = inside[id(scope)] = _is_krmlib(scope)
+        if flag:
+            return
+        _WHERE[key] = (frame.f_code, frame.f_lineno, scope.get("__name__", ""))
+        _WRITES[key] = [(keys, value)]
+        if value is not None:  # text the function's code handed over
+            _HANDED.add(key)
+        return
     writes = _WRITES.get(key)
     if writes is None:
         _WRITES[key] = [(keys, value)]
     else:
         writes.append((keys, value))
-    frame: Any = sys._getframe(2)  # the caller of set, delete or __init__
-    inside = _INSIDE
     while frame is not None:
         scope = frame.f_globals
         flag = inside.get(id(scope))
         if flag is None:
-            module = scope.get("__name__", "")
-            flag = inside[id(scope)] = module == "krmlib" or module.startswith("krmlib.")
+            flag = inside[id(scope)] = _is_krmlib(scope)
         if not flag:
-            _WHERE[key] = (frame.f_code, frame.f_lineno, frame.f_globals.get("__name__", ""))
+            _WHERE[key] = (frame.f_code, frame.f_lineno, scope.get("__name__", ""))
             break
         frame = frame.f_back
-    if keys is None and value is not None:  # made from text: by the function's own call?
-        caller: Any = sys._getframe(2)
-        while caller.f_code.co_name in ("from_yaml", "from_item", "copy"):
-            caller = caller.f_back
-        if not inside.get(id(caller.f_globals), True):
-            _HANDED.add(key)
+
+
+_MAKERS = frozenset({"from_dict", "from_yaml", "from_item", "copy"})
+
+
+def _is_krmlib(scope: dict[str, Any]) -> bool:
+    module = str(scope.get("__name__", ""))
+    return module == "krmlib" or module.startswith("krmlib.")
 
 
 # id(a module's globals) → whether it is krmlib's (modules live as long as the process).
