@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         write_file,
     )
     from ._background import fork_safe
+    from ._gate import log as log
     from ._hashes import sha1_hex, sha256_digest, sha256_hex
     from .collection import (
         Items,
@@ -120,6 +121,7 @@ if TYPE_CHECKING:
         field_validator,
         model_validator,
     )
+    from .subobject import SubObject
     from .written import scalar_text, text_of
 
 # Public name → the module that defines it.
@@ -140,6 +142,7 @@ _WHERE = {
     "is_kind": "collection",
     "is_kptfile": "collection",
     "is_local_config": "collection",
+    "log": "_gate",
     "API_VERSION": "config",
     "FunctionConfig": "config",
     "parse_config": "config",
@@ -214,6 +217,7 @@ _WHERE = {
     "Result": "results",
     "Results": "results",
     "Severity": "results",
+    "SubObject": "subobject",
     "read_files": "runner",
     "run": "runner",
     "run_resource_list": "runner",
@@ -259,6 +263,7 @@ __all__ = [
     "Result",
     "Results",
     "Severity",
+    "SubObject",
     "TooMuchOutput",
     "TreeError",
     "UnlistableFolder",
@@ -293,6 +298,7 @@ __all__ = [
     "label_key_problem",
     "label_problem",
     "label_value_problem",
+    "log",
     "make_folders",
     "model_validator",
     "name_problem",

@@ -20,18 +20,20 @@ options:
   --fn-config FILE      the functionConfig ({config})
   --output FORMAT       stream (default with PATHs) or resourcelist
   -h, --help            this help, then the function's documentation
+  --doc                 the function's documentation as one JSON object (name, version,
+                        summary, config apiVersion and kind, usage, doc), as go/fn's --doc
   --version             the version of the function
 
 environment:
-  KRMFN_DEBUG=1         on an internal error, also the whole traceback on stderr
+  KRMLIB_DEBUG=1        on an internal error, also the whole traceback on stderr
 """
 
-FLAGS = ("--help", "--version", "--fn-config", "--output")
+FLAGS = ("--help", "--doc", "--version", "--fn-config", "--output")
 OUTPUTS = ("stream", "resourcelist")
 
 
 class Args:
-    __slots__ = ("fn_config", "help", "output", "paths", "version")
+    __slots__ = ("doc", "fn_config", "help", "output", "paths", "version")
 
     def __init__(
         self,
@@ -46,6 +48,7 @@ class Args:
         self.fn_config = fn_config
         self.output = output
         self.paths: list[str] = [] if paths is None else paths
+        self.doc = False
 
 
 def parse_args(name: str, argv: list[str]) -> Args | int:
@@ -59,6 +62,8 @@ def parse_args(name: str, argv: list[str]) -> Args | int:
             args.help = True
         elif arg == "--version":
             args.version = True
+        elif arg == "--doc":
+            args.doc = True
         elif flag in ("--fn-config", "--output"):
             if not eq and not rest:
                 return _error(name, f"{flag} needs a value")

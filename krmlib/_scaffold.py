@@ -9,6 +9,7 @@ kind, ``SetTeam``) and the krmlib versions the project takes. ``gitignore`` beco
 
 from __future__ import annotations
 
+import keyword
 import re
 from pathlib import Path
 
@@ -21,6 +22,18 @@ YAML_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "nu
 RENAMED = {"gitignore": ".gitignore"}
 
 
+# Modules a generated function imports, beside the standard library (sys.stdlib_module_names).
+NEEDED = frozenset({"krmlib", "krmfn", "yaml", "ruamel", "pydantic", "pydantic_core", "pytest",
+                    "typing_extensions", "setuptools", "pip", "wheel"})  # fmt: skip
+
+
+def _shadows(module: str) -> bool:
+    """Whether a package named ``module`` would hide a module the function imports."""
+    import sys
+
+    return module in NEEDED or module in sys.stdlib_module_names
+
+
 class ScaffoldError(Exception):
     """A project cannot be created (a bad name, a target folder that is not empty)."""
 
@@ -31,6 +44,13 @@ def placeholders(name: str, krmlib_version: str) -> dict[str, str]:
         raise ScaffoldError(
             f"{name!r} is not a function name: lowercase letters, digits and '-', starting with"
             " a letter (a DNS label, like kpt's function names)"
+        )
+    module = name.replace("-", "_")
+    if keyword.iskeyword(module) or keyword.issoftkeyword(module) or _shadows(module):
+        raise ScaffoldError(
+            f"{name!r} would not import as the project's package {module!r}: it is a Python "
+            "keyword or the name of a module the function needs (the standard library, krmlib "
+            "or its dependencies); choose another, such as 'my-" + name + "'"
         )
     parts = krmlib_version.split(".")
     if len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit():

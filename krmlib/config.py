@@ -43,11 +43,15 @@ class FunctionConfig(Record):
     without ``KIND`` only the ConfigMap form is accepted.
     ``CONFIGMAP_KEYS`` maps a ConfigMap key to a dotted field path for nested fields; a list field
     takes a comma-separated string, a map field ``a=b,c=d``. Subclasses set ``KIND`` and declare
-    their fields (:mod:`krmlib.schema`); defaults are validated like given values.
+    their fields (:mod:`krmlib.schema`); defaults are validated like given values. A
+    snake_case field takes its KRM camelCase name (``init_containers: list[str]`` reads
+    ``spec.initContainers``; ``CAMEL_CASE = False`` turns it off; a nested :class:`Record` sets
+    ``CAMEL_CASE = True`` itself), and errors name it that way.
     """
 
     API_VERSION: ClassVar[str] = API_VERSION
     KIND: ClassVar[str] = ""
+    CAMEL_CASE: ClassVar[bool] = True  # ``init_containers`` is written ``initContainers``
     CONFIGMAP_KEYS: ClassVar[dict[str, str]] = {}
     # Keys of the ConfigMap form this config refuses (key → why), e.g. a field too rich for text.
     CONFIGMAP_REFUSED: ClassVar[dict[str, str]] = {}

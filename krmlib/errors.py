@@ -51,14 +51,29 @@ class FieldTypeError(KrmError, TypeError):
 
 
 # Set (to anything but empty), an unexpected failure also prints its whole traceback on stderr
-# (`--help` names it).
-DEBUG_ENV = "KRMFN_DEBUG"
+# (`--help` names it). The old name, KRMFN_DEBUG, still works (a DeprecationWarning).
+DEBUG_ENV = "KRMLIB_DEBUG"
+
+
+def setting(name: str) -> str | None:
+    """The environment variable ``KRMLIB_<name>``, else its old name ``KRMFN_<name>`` (with a
+    ``DeprecationWarning``), else None."""
+    value = os.environ.get(f"KRMLIB_{name}")
+    if value is None:
+        value = os.environ.get(f"KRMFN_{name}")
+        if value is not None:
+            import warnings
+
+            warnings.warn(
+                f"KRMFN_{name} is deprecated: set KRMLIB_{name}", DeprecationWarning, stacklevel=2
+            )
+    return value
 
 
 def internal_error(exc: BaseException) -> str:
-    """The message of an unexpected failure; the traceback goes to stderr only with KRMFN_DEBUG
+    """The message of an unexpected failure; the traceback goes to stderr only with KRMLIB_DEBUG
     set (a user sees one error result, never a traceback)."""
-    if os.environ.get(DEBUG_ENV):
+    if setting("DEBUG"):
         import traceback
 
         traceback.print_exception(exc, file=sys.stderr)

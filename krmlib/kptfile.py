@@ -21,6 +21,7 @@ class Condition(NamedTuple):
     message: str = ""
 
     def to_dict(self) -> dict[str, str]:
+        """The condition as the Kptfile writes it (``reason`` and ``message`` when set)."""
         out = {"type": self.type, "status": self.status}
         if self.reason:
             out["reason"] = self.reason
@@ -30,6 +31,8 @@ class Condition(NamedTuple):
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Condition:
+        """A condition from a Kptfile's entry; a status other than True/False/Unknown is an
+        error."""
         status = str(data.get("status", "Unknown"))
         if status not in ("True", "False", "Unknown"):
             status = "Unknown"
@@ -148,6 +151,7 @@ class Conditions:
         self._point = (text, point)
 
     def types(self) -> list[str]:
+        """The condition types present, in the Kptfile's order."""
         if self._stale:
             self._load()
         return [t for t, i in self._index.items() if self._raw[i] is not None]
@@ -160,6 +164,7 @@ class Conditions:
         return item
 
     def status(self, type_: str) -> str | None:
+        """The status (``True``, ``False``, ``Unknown``) of condition ``type_``, or None."""
         if self._stale:
             self._load()
         index = self._index.get(type_)
@@ -177,6 +182,8 @@ class Conditions:
         return Condition.from_dict(self._entry(index))
 
     def set(self, condition: Condition) -> None:
+        """Add ``condition``, or give the one of its type its status, reason and message
+        (other keys of that entry kept); nothing without a Kptfile. :meth:`flush` writes it."""
         if self.kptfile is None:
             return
         if self._stale:
@@ -210,6 +217,7 @@ class Conditions:
             self.set(condition)
 
     def remove(self, type_: str) -> None:
+        """Drop the condition of type ``type_`` (nothing if absent); :meth:`flush` writes it."""
         if self._stale:
             self._load()
         index = self._index.get(type_)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, MutableMapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import _scalars, _yaml
 from ._storage import MISSING, Form, Storage, doc_to_item, item_to_doc, walk
@@ -18,6 +18,13 @@ ANN_LOCAL_CONFIG = "config.kubernetes.io/local-config"
 ANN_PACKAGE_PATH = "internal.config.kubernetes.io/package-path"
 
 M = TypeVar("M")
+
+if TYPE_CHECKING:
+    from .subobject import SubObject
+
+# krmlib-internal: while the runner's output gate watches a run, called on each object created,
+# set or deleted (krmlib/_gate.py notes where the function's code did it); None otherwise.
+WRITE_HOOK: Callable[[KubeObject, tuple[Any, ...] | None, Any], None] | None = None
 
 
 class KubeObject:
@@ -39,6 +46,8 @@ class KubeObject:
     ) -> None:
         self._store = Storage(src, form, node, plain)
         self.input_line = 0  # where the item starts in the input text (0: unknown)
+        if WRITE_HOOK is not None:
+            WRITE_HOOK(self, None, src)
 
     # --- construction ---------------------------------------------------------------------
 
@@ -153,11 +162,21 @@ class KubeObject:
     # --- nested fields ------------------------------------------------------------------------
 
     def get(self, path: Path, default: Any = None) -> Any:
-        """The value at ``path`` as plain Python (a copy), or ``default`` when absent."""
+        """The value at ``path`` as plain Python, or ``default`` when absent.
+
+        A copy: editing it changes nothing in the object. Write with :meth:`set`, or edit
+        through a live view, :meth:`at`."""
         value = self._store.read_at(parse_path(path), self)
         if value is MISSING or value is None or isinstance(value, _scalars.StyledNull):
             return default
         return _yaml.to_plain(value)
+
+    def at(self, path: Path) -> SubObject:
+        """A live view of the part at ``path`` (``krmlib.subobject.SubObject``, as go/fn's
+        SubObject): its reads and writes go to this object, paths relative to it."""
+        from .subobject import SubObject
+
+        return SubObject(self, parse_path(path))
 
     def has(self, path: Path) -> bool:
         """Whether the field at ``path`` exists (a null value exists)."""
@@ -173,6 +192,8 @@ class KubeObject:
         keys = parse_path(path)
         if not keys:
             raise ValueError("set() needs a non-empty path")
+        if WRITE_HOOK is not None:
+            WRITE_HOOK(self, keys, value)
         return self._store.set(keys, value, self)
 
     def merge(self, path: Path, value: Mapping[str, Any]) -> bool:
@@ -196,6 +217,8 @@ class KubeObject:
 
     def delete(self, path: Path) -> bool:
         """Remove the field at ``path``; True if it was there."""
+        if WRITE_HOOK is not None:
+            WRITE_HOOK(self, parse_path(path), None)
         return self._store.delete(parse_path(path), self)
 
     def to_dict(self) -> dict[str, Any]:

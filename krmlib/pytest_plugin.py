@@ -1,7 +1,7 @@
 """krmlib's pytest plugin (entry point ``pytest11``, loaded when krmlib is installed).
 
 - ``pytest --update-golden`` rewrites the expected files of golden cases from the actual output
-  (the same as ``KRMFN_UPDATE_GOLDEN=1``); read ``git diff`` before committing them.
+  (the same as ``KRMLIB_UPDATE_GOLDEN=1``); read ``git diff`` before committing them.
 - A test made by :func:`krmlib.testing.golden_tests` becomes one test per case folder
   (``test_golden[<case>]``: in-process, byte for byte, and idempotent), plus
   ``test_golden[<case>:kpt]``, the real kpt round trip, skipped with its reason when kpt is not

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -78,6 +79,8 @@ class Result:
         return f"Result({fields})"
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as the v1 ``results`` entry kpt reads (``resourceRef``, ``field``,
+        ``file``, ``tags``; only the parts that are set)."""
         out: dict[str, Any] = {"message": self.message, "severity": self.severity.value}
         if self.resource_ref:
             out["resourceRef"] = dict(self.resource_ref)
@@ -98,6 +101,7 @@ class Result:
         return out
 
     def sort_key(self) -> tuple[Any, ...]:
+        """The key of :meth:`Results.sorted`: severity, file, index, item, field, message."""
         ref = self.resource_ref or {}
         return (
             _RANK[self.severity],
@@ -126,6 +130,9 @@ class Results:
 
     def __init__(self) -> None:
         self._items: list[Result] = []  # only appended to: positions stay
+        # (position, package folder) of results about an item of a package folder (kpt fn
+        # render: a subpackage's items name their own folder), for relative_to_package
+        self._pending: list[tuple[int, str]] = []
         # hash of a result's written form → positions of the results with that hash (not the
         # forms themselves: thousands of results would hold each one's text twice)
         self._seen: dict[int, list[int]] = {}
@@ -153,14 +160,20 @@ class Results:
         ref = obj.ref() if obj is not None else None
         file_path = file
         index: int | None = None
+        package: str | None = None
         if obj is not None and file is None:
             try:
                 file_path = obj.path
                 raw = obj.annotations.get("internal.config.kubernetes.io/index")
                 index = int(raw) if raw and raw.isdigit() else None
+                if file_path and obj.may_mention("package-path"):
+                    # a subpackage's item (kpt fn render): its path is relative to its own
+                    # folder; relative_to_package makes it the rendered package's
+                    package = obj.package_path
             except Exception:  # an unreadable item still gets its result
                 file_path = None
-        return self.add(
+        count = len(self._items)
+        result = self.add(
             Result(
                 message=message,
                 severity=severity,
@@ -173,6 +186,9 @@ class Results:
                 tags=dict(tags or {}),
             )
         )
+        if package and len(self._items) > count:
+            self._pending.append((count, package))
+        return result
 
     def error(
         self,
@@ -185,6 +201,13 @@ class Results:
         tags: dict[str, str] | None = None,
         file: str | None = None,
     ) -> Result:
+        """Add an error result and return it: the function fails (exit 1), and kpt leaves the
+        package as it was.
+
+        ``obj``: the item the result is about (its resourceRef, file and index); ``field``: the
+        path in it (``spec.replicas``); ``current`` and ``proposed``: the value found and the
+        value wanted; ``tags``: free-form labels; ``file``: a file path when there is no item.
+        The same result twice is kept once."""
         return self._make(Severity.ERROR, message, obj, field, current, proposed, tags, file)
 
     def warning(
@@ -198,6 +221,8 @@ class Results:
         tags: dict[str, str] | None = None,
         file: str | None = None,
     ) -> Result:
+        """Add a warning result and return it (the function still passes); the arguments
+        are :meth:`error`'s."""
         return self._make(Severity.WARNING, message, obj, field, current, proposed, tags, file)
 
     def info(
@@ -211,6 +236,8 @@ class Results:
         tags: dict[str, str] | None = None,
         file: str | None = None,
     ) -> Result:
+        """Add an info result and return it (a note for the user); the arguments are
+        :meth:`error`'s."""
         return self._make(Severity.INFO, message, obj, field, current, proposed, tags, file)
 
     def from_error(self, exc: KrmError) -> Result:
@@ -225,10 +252,15 @@ class Results:
             except Exception:
                 ref = None
         index: int | None = None
+        package: str | None = None
         if exc.obj is not None and file_path:
             raw = exc.obj.annotations.get("internal.config.kubernetes.io/index", "")
             index = int(raw) if raw.isdigit() else None
-        return self.add(
+            if not exc.file and exc.obj.may_mention("package-path"):
+                with contextlib.suppress(Exception):
+                    package = exc.obj.package_path
+        count = len(self._items)
+        result = self.add(
             Result(
                 message=message,
                 resource_ref=ref,
@@ -237,12 +269,35 @@ class Results:
                 file_index=index,
             )
         )
+        if package and len(self._items) > count:
+            self._pending.append((count, package))
+        return result
+
+    def relative_to_package(self, folder: str | None) -> None:
+        """Give results about a subpackage's item the file path relative to ``folder``, the
+        package being rendered (``db/db.yaml``, not the subpackage's ``db.yaml``); the runner
+        calls it after the function ran."""
+        import posixpath
+
+        pending, self._pending = self._pending, []
+        if not folder:
+            return
+        for position, package in pending:
+            if position >= len(self._items):
+                continue
+            result = self._items[position]
+            sub = posixpath.relpath(posixpath.normpath(package), posixpath.normpath(folder))
+            if result.file_path and sub != "." and not sub.startswith(".."):
+                result.file_path = posixpath.join(sub, result.file_path)
 
     @property
     def has_errors(self) -> bool:
+        """Whether a result has severity ``error`` (the function then exits 1)."""
         return any(r.severity is Severity.ERROR for r in self._items)
 
     def sorted(self) -> list[Result]:
+        """The results in the order they are written: errors first, then by file, item and
+        field (deterministic output)."""
         return sorted(self._items, key=Result.sort_key)
 
     def __iter__(self) -> Iterator[Result]:

@@ -6,10 +6,10 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 from ._stdin import read_stdin
-from .errors import DEBUG_ENV, KrmError, internal_error
+from .errors import DEBUG_ENV, FieldTypeError, KrmError, internal_error, setting
 from .object import KubeObject
 from .resourcelist import CheckFailed, ResourceList, Span
 from .results import Result
@@ -35,7 +35,28 @@ def run_text(
 ) -> tuple[str, int]:
     """Run a function on ResourceList text; (output ResourceList text, exit code)."""
     rl = run_resource_list(process, config_model, text)
-    return rl.to_yaml(), exit_code(rl)
+    rl, pieces = _output(rl)
+    text = "".join(p if isinstance(p, str) else p[0][p[1] : p[2]] for p in pieces)
+    return text, exit_code(rl)
+
+
+def _output(rl: ResourceList) -> tuple[ResourceList, list[str | Span]]:
+    """The pieces to write, serialised fully before anything is written (unedited items stay
+    spans of the input until then), through the gate's check of the new text; a failure
+    gives a ResourceList of error results instead."""
+    from ._gate import check_text
+
+    try:
+        pieces = list(rl.pieces())
+        refused = check_text(pieces, rl)
+    except Exception as exc:
+        rl = ResourceList()
+        rl.results.error(internal_error(exc))
+        return rl, list(rl.pieces())
+    if refused:
+        rl = _failed([*rl.results, *refused])
+        pieces = list(rl.pieces())
+    return rl, pieces
 
 
 @overload
@@ -67,9 +88,28 @@ def run_resource_list(
         rl.results.error(internal_error(exc))
         return rl
     del text  # the items hold their own text; let a big input go before processing
-    rl = _process(process, config_model, rl)
+    from . import _gate
+
+    before = _gate.Snapshot(rl)
+    with _gate.watching():
+        rl = _process(process, config_model, rl)
     failure = rl.check_failure(final=True)
-    return _failed(failure) if failure else rl
+    if failure:
+        return _failed(failure)
+    _relative_paths(rl)
+    refused = _gate.check(rl, before)  # nothing is written that the reader would refuse
+    return _failed([*rl.results, *refused]) if refused else rl
+
+
+def _relative_paths(rl: ResourceList) -> None:
+    """Results about a subpackage's item name its file relative to the rendered package."""
+    if not rl.results._pending:
+        return
+    try:
+        folder = rl.package().folder
+    except KrmError:  # items that contradict each other: the paths stay as they are
+        folder = None
+    rl.results.relative_to_package(folder)
 
 
 def _failed(results: list[Result]) -> ResourceList:
@@ -89,16 +129,113 @@ def _process(
             from .config import parse_config
 
             config = parse_config(config_model, rl.function_config)
-        process(rl, config)
+        with _stdout_to_stderr():
+            returned = cast(Any, process)(rl, config)
+        if returned is not None:
+            rl.results.error(_returned(process, returned))
     except KrmError as exc:
-        rl.results.from_error(exc)
-    except Exception as exc:  # a bug: say so as a result (the traceback only with KRMFN_DEBUG)
+        _from_error(rl, exc, process)
+    except SystemExit as exc:  # sys.exit() in the function: never an empty output
+        found = _in_function_code(exc, process)
+        where = f" (at {found[2]})" if found else ""
+        rl.results.error(
+            f"the function called sys.exit({'' if exc.code is None else repr(exc.code)}){where}: "
+            "a function reports a failure with rl.results.error(...) and returns; kpt would "
+            "read an early exit as a package without resources",
+            found[1] if found else None,
+        )
+    except Exception as exc:  # a bug: say so as a result (the traceback only with KRMLIB_DEBUG)
         found = _in_function_code(exc, process)
         if found is None:
             rl.results.error(internal_error(exc))
         else:
             rl.results.error(found[0], found[1])
     return rl
+
+
+def _from_error(rl: ResourceList, exc: KrmError, process: Process) -> None:
+    """An expected failure as its error result; one raised by a krmlib call in the author's
+    code (a path through a list, a wrong type) also names the author's ``file:line``."""
+    found = _in_function_code(exc, process) if isinstance(exc, FieldTypeError) else None
+    if found is not None and found[3]:
+        message = exc.message
+        if exc.obj is not None:  # the item is the result's resourceRef; no Python repr here
+            message = message.replace(f"{exc.obj!r}: ", "")
+        exc.message = f"{message} (a path in the function's code, at {found[2]})"
+    rl.results.from_error(exc)
+
+
+def _returned(process: Process, value: Any) -> str:
+    """The error for a ``process`` that returned a value: kpt reads only results and the exit
+    code, so ``return False, "bad"`` would pass."""
+    where = _return_line(process)
+    shown = repr(value)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return (
+        f"the function returned {shown}{where}; krmlib ignores return values: report a "
+        "failure with rl.results.error(message, obj) (exit 1) and return None"
+    )
+
+
+def _return_line(process: Process) -> str:
+    """`` (at my_fn/process.py:12)``: the first ``return <value>`` of ``process``'s source."""
+    import ast
+    import inspect
+    import textwrap
+
+    code = getattr(process, "__code__", None)
+    if code is None:
+        return ""
+    from ._gate import module_file
+
+    where = module_file(getattr(process, "__module__", "") or "", code.co_filename)
+    line = code.co_firstlineno
+    try:
+        lines, start = inspect.getsourcelines(process)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError, ValueError):
+        return f" (at {where}:{line}, in {code.co_name})"
+    returns = [
+        node.lineno for node in ast.walk(tree) if isinstance(node, ast.Return) and node.value
+    ]
+    if returns:
+        line = start + min(returns) - 1
+    return f" (at {where}:{line})"
+
+
+class _ToStderr:
+    """``sys.stdout`` while a function runs: text goes to stderr, after one line that says so
+    (stdout holds the ResourceList: a print there would corrupt it)."""
+
+    def __init__(self, stderr: Any) -> None:
+        self._stderr = stderr
+        self._warned = False
+
+    def write(self, text: str) -> int:
+        if not self._warned and text:
+            self._warned = True
+            self._stderr.write(
+                "krmlib: warning: the function printed to stdout; its text goes to stderr "
+                "(stdout holds the ResourceList). Use krmlib.log or rl.results.\n"
+            )
+        return int(self._stderr.write(text))
+
+    def flush(self) -> None:
+        self._stderr.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stderr, name)
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Any:
+    saved = sys.stdout
+    sys.stdout = _ToStderr(sys.stderr)
+    try:
+        yield
+    finally:
+        sys.stdout = saved
 
 
 # Exception text kept in a result (kpt prints a result's message whole; a short one stays
@@ -108,7 +245,9 @@ MESSAGE_CHARS = 160
 NOT_AUTHORS = frozenset({"krmlib", "ruamel", "yaml", "_yaml", "pydantic", "pydantic_core"})
 
 
-def _in_function_code(exc: Exception, process: Process) -> tuple[str, KubeObject | None] | None:
+def _in_function_code(
+    exc: BaseException, process: Process
+) -> tuple[str, KubeObject | None, str, bool] | None:
     """An unexpected exception raised in the function's own code: one message naming the
     exception and the innermost ``file:line`` of the author's code, and the item that frame
     (or one around it) was working on, for the result's resourceRef; None when the failure is
@@ -119,7 +258,7 @@ def _in_function_code(exc: Exception, process: Process) -> tuple[str, KubeObject
     ``KubeObject`` local of that frame or of a frame around it (``for obj in rl.items``)."""
     import traceback  # the failure path only
 
-    if os.environ.get(DEBUG_ENV):
+    if setting("DEBUG"):
         traceback.print_exception(exc, file=sys.stderr)
     frames = list(traceback.walk_tb(exc.__traceback__))
     home = (getattr(process, "__module__", None) or "").partition(".")[0]
@@ -154,6 +293,8 @@ def _in_function_code(exc: Exception, process: Process) -> tuple[str, KubeObject
         f"internal error: {type(exc).__name__}" + (f": {text}" if text else "")
         + f" (at {where}; {DEBUG_ENV}=1 prints the traceback)",
         obj,  # the result's resourceRef: kpt shows it before the message
+        where,
+        authors[-1] < len(frames) - 1,  # raised below the author's code (in a krmlib call)
     )  # fmt: skip
 
 
@@ -224,23 +365,65 @@ def run(
     if args.version:
         _write(f"{name} {version or 'unknown'}\n")
         return 0
+    if args.doc:
+        _write(doc_json(name, config_model, help_text, version))
+        return 0
     if args.paths or args.fn_config:
         return _run_files(process, config_model, name, args.paths, args.fn_config, args.output)
+    out = sys.stdout.buffer  # the ResourceList's alone: a print in the run goes to stderr
     try:
-        # No name keeps the input text alive once the items are split from it (memory).
-        rl = run_resource_list(process, config_model, decode(read_stdin()))
+        with _stdout_to_stderr():
+            # No name keeps the input text alive once the items are split from it (memory).
+            rl = run_resource_list(process, config_model, decode(read_stdin()))
     except KrmError as exc:
         rl = ResourceList()
         rl.results.from_error(exc)
-    try:  # serialise fully before writing (unedited items stay spans of the input until then)
-        pieces = list(rl.pieces())
-    except Exception as exc:
-        rl = ResourceList()
-        rl.results.error(internal_error(exc))
-        pieces = list(rl.pieces())
-    if not _write_pieces(pieces):
+    rl, pieces = _output(rl)
+    if not _write_pieces(pieces, out):
         return 1
+    if argv is None:
+        _close_stdout()
     return exit_code(rl)
+
+
+def _close_stdout() -> None:
+    """After the ResourceList: whatever a thread, an ``atexit`` handler or a C library still
+    writes to file descriptor 1 goes to stderr, not after the output kpt reads."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        real = sys.__stdout__
+        if real is not None and sys.stdout is real and real.fileno() == 1:
+            real.flush()
+            os.dup2(sys.stderr.fileno(), 1)
+
+
+def doc_json(
+    name: str,
+    config_model: type[FunctionConfig] | None = None,
+    help_text: str | Callable[[], str] = "",
+    version: str = "",
+) -> str:
+    """``--doc``: the function's documentation as one JSON object, for tools (go/fn's
+    ``--doc``): ``name``, ``version``, ``summary`` (the first line of the text that is not a
+    heading), ``config`` (``apiVersion`` and ``kind`` of the typed config, null without one),
+    ``usage`` (the head of ``--help``) and ``doc`` (the whole ``help_text``)."""
+    import json
+
+    text = help_text() if callable(help_text) else help_text
+    summary = next(
+        (line.strip() for line in text.splitlines() if line.strip() and line[0] != "#"), ""
+    )
+    config = None
+    if config_model is not None:
+        config = {"apiVersion": config_model.API_VERSION, "kind": config_model.KIND or None}
+    doc = {
+        "name": name,
+        "version": version or None,
+        "summary": summary,
+        "config": config,
+        "usage": usage(name, config_model),
+        "doc": text,
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
 def usage(name: str, config_model: type[FunctionConfig] | None = None) -> str:
@@ -261,10 +444,11 @@ def _write(text: str) -> None:
     _write_pieces([text])
 
 
-def _write_pieces(pieces: Iterable[str | Span]) -> bool:
-    """Write to stdout; False (and one message on stderr, no traceback) when stdout refuses (a
-    full disk, ``> /dev/full``, a closed pipe)."""
-    out = sys.stdout.buffer
+def _write_pieces(pieces: Iterable[str | Span], out: Any = None) -> bool:
+    """Write to stdout (``out``: its binary buffer, taken before the run); False (and one
+    message on stderr, no traceback) when stdout refuses (a full disk, ``> /dev/full``, a
+    closed pipe)."""
+    out = sys.stdout.buffer if out is None else out
     try:
         for piece in pieces:
             text = piece if isinstance(piece, str) else piece[0][piece[1] : piece[2]]
@@ -305,7 +489,15 @@ def _run_files(
         message = exc.message if isinstance(exc, KrmError) else str(exc)
         sys.stderr.write(f"{name}: error: {message}\n")
         return 1
-    _process(process, config_model, rl)
+    from . import _gate
+
+    before = _gate.Snapshot(rl)
+    with _stdout_to_stderr(), _gate.watching():
+        _process(process, config_model, rl)
+    refused = _gate.check(rl, before)
+    if refused:  # nothing written that the reader would refuse: the results only
+        rl = _failed([*rl.results, *refused])
+        rl.form = "stream"
     if output == "resourcelist":
         if not _write_pieces([rl.to_yaml()]):
             return 1

@@ -129,6 +129,7 @@ class RecordError(ValueError):
         super().__init__(f"{len(errors)} error(s) validating {model.__name__}: " + "; ".join(lines))
 
     def errors(self) -> list[ErrorDict]:
+        """Each failure as a dict: ``loc`` (the path of keys), ``msg``, ``type``, ``input``."""
         return list(self._errors)
 
 
@@ -169,6 +170,8 @@ class _Schema:
                 declared = FieldInfo(declared)
             info = FieldInfo.__new__(FieldInfo)  # a copy: a subclass may annotate it anew
             info.__dict__.update(vars(declared), name=name, annotation=annotation)
+            if info.alias is None and cls.CAMEL_CASE and "_" in name.strip("_"):
+                info.alias = camel_case(name)  # KRM spells fields in camelCase
             self.fields[name] = info
             mine = [h for h in hooks if name in h.names]
             before = [h for h in mine if h.mode == "before"]
@@ -181,6 +184,12 @@ class _Schema:
                 raise TypeError(f"{cls.__name__}: a validator names unknown fields {unknown}")
         self.before = [h for h in hooks if h.kind == "model" and h.mode == "before"]
         self.after = [h for h in hooks if h.kind == "model" and h.mode == "after"]
+
+
+def camel_case(name: str) -> str:
+    """``init_containers`` → ``initContainers``: a field name as KRM spells it."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 class _RecordMeta(type):
@@ -207,6 +216,10 @@ class Record(metaclass=_RecordMeta):
     PEP 681): ``Config(nmae="x")``, a missing required field or a value of the wrong type is an
     error before the function runs; at run time the fields are checked as described above.
     """
+
+    # Each snake_case field without an alias also takes its camelCase name (``init_containers``
+    # reads ``initContainers``): declared once for the class. True for a FunctionConfig.
+    CAMEL_CASE: ClassVar[bool] = False
 
     def __init__(self, **data: Any) -> None:
         self.__dict__.update(type(self).model_validate(data).__dict__)

@@ -24,7 +24,7 @@ In pytest, one line makes one test per case (the ``pytest11`` plugin ``krmlib.py
 
     test_golden = golden_tests("testdata", process, Config, script="my-function")
 
-``pytest --update-golden`` (or ``KRMFN_UPDATE_GOLDEN=1``) rewrites the expected files from the
+``pytest --update-golden`` (or ``KRMLIB_UPDATE_GOLDEN=1``) rewrites the expected files from the
 actual ones; read the diff before committing it.
 """
 
@@ -48,7 +48,7 @@ from .package import ALLOW_READ_ENV
 from .resourcelist import ResourceList
 from .runner import Process, run_text
 
-UPDATE_ENV = "KRMFN_UPDATE_GOLDEN"
+UPDATE_ENV = "KRMLIB_UPDATE_GOLDEN"  # the old name, KRMFN_UPDATE_GOLDEN, still works
 DEFAULT_ENV = {"SOURCE_DATE_EPOCH": "1700000000"}
 KPT = os.environ.get("KPT", "kpt")
 
@@ -72,8 +72,10 @@ __all__ = [
 
 def updating() -> bool:
     """Whether expected files are rewritten (``pytest --update-golden`` or
-    ``KRMFN_UPDATE_GOLDEN=1``), read at each call."""
-    return os.environ.get(UPDATE_ENV, "") not in ("", "0", "false")
+    ``KRMLIB_UPDATE_GOLDEN=1``), read at each call."""
+    from .errors import setting
+
+    return (setting("UPDATE_GOLDEN") or "") not in ("", "0", "false")
 
 
 def kpt_found() -> bool:
@@ -163,6 +165,11 @@ def _expected_code(path: Path) -> int:
     return 0
 
 
+def _declares_exit_code(case: GoldenCase) -> bool:
+    meta = case.path / "case.yaml"
+    return meta.exists() and "exitCode" in (_yaml.load_plain(meta.read_text()) or {})
+
+
 def case_env(case: GoldenCase) -> dict[str, str]:
     """The environment of a case: the fixed defaults, reads allowed in the case folder (the
     harness is the person running the function: a case may name files beside its package),
@@ -218,6 +225,7 @@ def package_source(package: Path, config: Path | None = None) -> str:
 
 def assert_same_text(actual: str, expected_file: Path) -> None:
     """Compare with an expected file (or write it when updating)."""
+    __tracebackhide__ = True  # a failure shows the diff, not the harness
     if updating():
         from ._atomic import write_file
 
@@ -240,7 +248,10 @@ def assert_same_text(actual: str, expected_file: Path) -> None:
                 "actual",
             )
         )
-        raise AssertionError(f"output differs from {expected_file}:\n{diff}")
+        raise AssertionError(
+            f"{diff}\noutput differs from {expected_file} (above: - expected, + actual; "
+            "pytest --update-golden rewrites it)"
+        )
 
 
 def _results_text(rl_text: str, exit_code: int) -> str:
@@ -278,6 +289,7 @@ WITHOUT_KPT = "# written without kpt (krmlib read the package): compared as data
 
 def _assert_same_data(actual: str, expected_file: Path, with_kpt: bool) -> None:
     """Compare as data; write the file (marked) when updating."""
+    __tracebackhide__ = True  # a failure shows the diff, not the harness
     if updating() or not expected_file.exists():
         assert_same_text(WITHOUT_KPT + actual, expected_file)
         return
@@ -295,8 +307,8 @@ def _assert_same_data(actual: str, expected_file: Path, with_kpt: bool) -> None:
         )
         why = "it was written without kpt" if with_kpt else "kpt is not on PATH"
         raise AssertionError(
-            f"output differs from {expected_file} (compared as data, kpt's annotations aside:"
-            f" {why}):\n{diff}"
+            f"{diff}\noutput differs from {expected_file} (compared as data, kpt's annotations "
+            f"aside: {why})"
         )
 
 
@@ -316,6 +328,7 @@ def check_golden(
     without it the input is :func:`package_source`'s and the output is compared as data, and so
     is an ``output.yaml`` written without kpt (its first line says so) until an update with kpt
     records kpt's bytes."""
+    __tracebackhide__ = True  # a failure shows the diff, not the harness
     with_kpt = kpt_found()
     if with_kpt:
         source = kpt_source(case.package, case.config)
@@ -372,6 +385,7 @@ def golden_tests(
         root = (Path(caller).resolve().parent if caller else Path.cwd()) / root
 
     def test_golden(krmlib_golden_case: tuple[GoldenCase, bool]) -> None:
+        __tracebackhide__ = True  # a failure shows the diff, not the harness
         case, through_kpt = krmlib_golden_case
         if through_kpt:
             check_kpt(case, script)
@@ -432,6 +446,7 @@ def read_tree(root: Path) -> dict[str, bytes]:
 
 
 def _compare_trees(actual: Path, expected: Path) -> None:
+    __tracebackhide__ = True  # a failure shows the diff, not the harness
     if updating():
         if expected.exists():
             shutil.rmtree(expected)
@@ -462,6 +477,7 @@ def _compare_trees(actual: Path, expected: Path) -> None:
 
 def check_kpt(case: GoldenCase, script: str) -> None:
     """``kpt fn eval --exec <script>`` on a copy of the package, twice; compare the files."""
+    __tracebackhide__ = True  # a failure shows the diff, not the harness
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / case.package.name
         shutil.copytree(case.package, work)
@@ -469,7 +485,10 @@ def check_kpt(case: GoldenCase, script: str) -> None:
         if case.config is not None:
             args += ["--fn-config", str(case.config)]
         done = run_kpt(args, env=case_env(case))
-        if case.exit_code != 0:
+        exit_code = case.exit_code
+        if updating() and not _declares_exit_code(case):  # a new case: as just written
+            exit_code = _expected_code(case.path)
+        if exit_code != 0:
             assert done.returncode != 0, f"{case}: kpt should fail:\n{done.stderr}"
             same = filecmp.dircmp(case.package, work)
             assert not (same.diff_files or same.left_only or same.right_only), (

@@ -1,5 +1,5 @@
 """A bug in a function's own code: one error result naming the exception, the author's file:line
-and the item; the traceback only behind KRMFN_DEBUG, which --help names. And --help tells the
+and the item; the traceback only behind KRMLIB_DEBUG, which --help names. And --help tells the
 config's own apiVersion and kind."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def test_a_bug_names_the_exception_the_authors_line_and_the_item() -> None:
     assert result.message == (
         "internal error: TypeError: unsupported operand type(s) for +: 'NoneType' and 'int'"
         f" (at tests/test_sdk_errors.py:{LINE_OF_THE_BUG} in process;"
-        " KRMFN_DEBUG=1 prints the traceback)"
+        " KRMLIB_DEBUG=1 prints the traceback)"
     )
     assert result.resource_ref is not None and result.resource_ref["name"] == "web"
 
@@ -106,13 +106,13 @@ def test_kpt_shows_the_whole_message_and_the_traceback_only_on_request(tmp_path:
     shown = done.stdout + done.stderr
     assert (
         "internal error: TypeError: unsupported operand type(s) for +: 'NoneType' and 'int'"
-        " (at buggy.py:8 in process; KRMFN_DEBUG=1 prints the traceback)"
+        " (at buggy.py:8 in process; KRMLIB_DEBUG=1 prints the traceback)"
     ) in shown, shown
     assert "apps/v1/Deployment/web: internal error" in shown  # the item, from the resourceRef
     assert "Traceback" not in shown
     debug = run_kpt(
         ["fn", "eval", str(package), "--exec", command, "--truncate-output=false"],
-        env={"KRMFN_DEBUG": "1"},
+        env={"KRMLIB_DEBUG": "1"},
         cwd=tmp_path,
     )
     assert "Traceback (most recent call last)" in debug.stderr and "buggy.py" in debug.stderr
@@ -135,7 +135,7 @@ def test_help_names_the_configs_own_api_version_and_the_debug_switch(
     out = capsys.readouterr().out
     assert "--fn-config FILE      the functionConfig (typed fn.example.com/v1 Labels, or a" in out
     assert "krmfn.dev" not in out
-    assert "KRMFN_DEBUG=1" in out and out.endswith("\n# labels\n")
+    assert "KRMLIB_DEBUG=1" in out and out.endswith("\n# labels\n")
 
 
 def test_a_wrong_config_kind_names_the_functions_own_api_version() -> None:
@@ -148,7 +148,7 @@ def test_a_wrong_config_kind_names_the_functions_own_api_version() -> None:
 def test_a_console_script_without_debug_prints_no_traceback(tmp_path: Path) -> None:
     script = tmp_path / "buggy.py"
     script.write_text(BUGGY)
-    env = {k: v for k, v in os.environ.items() if k != "KRMFN_DEBUG"}
+    env = {k: v for k, v in os.environ.items() if k != "KRMLIB_DEBUG"}
     done = subprocess.run(
         [sys.executable, str(script)],
         input=HEAD + DEPLOYMENT,

@@ -17,6 +17,7 @@ from krmlib._scaffold import TEMPLATES, ScaffoldError, new_project, placeholders
 EXPECTED_FILES = {
     ".gitignore",
     "Dockerfile",
+    "Makefile",
     "README.md",
     "pyproject.toml",
     "example/Kptfile",
@@ -102,6 +103,7 @@ def test_the_new_projects_tests_pass_without_kpt(tmp_path: Path) -> None:
     new_project("set-team", target, "0.1.0")
     env = {**os.environ, "KPT": "kpt-not-installed", "PYTHONPATH": str(target)}
     env.pop("KRMFN_UPDATE_GOLDEN", None)
+    env.pop("KRMLIB_UPDATE_GOLDEN", None)
     done = subprocess.run(
         [
             sys.executable,

@@ -46,6 +46,7 @@ def _sh(bin_dir: Path, cwd: Path, line: str, *, kpt: bool) -> subprocess.Complet
     path = f"{bin_dir}{os.pathsep}{os.environ['PATH']}" if kpt else str(bin_dir)
     env = {**os.environ, "PATH": path}
     env.pop("KRMFN_UPDATE_GOLDEN", None)
+    env.pop("KRMLIB_UPDATE_GOLDEN", None)
     env.pop("VIRTUAL_ENV", None)
     args = line.split()
     if args[0] == "pip":  # this checkout's pip, into the venv (no pip of its own: faster)
