@@ -45,6 +45,8 @@ def scan_header(text: str, item_form: bool) -> tuple[str, str, str, str] | None:
     Reads kpt's layout only: metadata's children indented by two. Any doubt (a duplicate key, a
     value that is not a simple scalar, metadata in flow style) answers None.
     """
+    if "\r" in text or OPEN_SCALAR.search(text) is not None:
+        return None  # CRLF line ends; a scalar over several lines (its lines are no keys)
     top: dict[str, str] = {}
     meta: dict[str, str] = {}
     current = ""
@@ -83,18 +85,21 @@ def scan_metadata_map(text: str, item_form: bool, section: str) -> dict[str, str
     simple scalar values. Anything else (a value that is not a plain string, a flow map, comments,
     continuation lines) answers None and the caller parses the item.
     """
+    if "\r" in text or "\t" in text:
+        return None  # CRLF line ends, tabs: the parser reads them
     base = 2 if item_form else 0
+    if text[base : base + 1] == " ":
+        return None  # the item's keys are deeper than kpt's two (4-space, 3-space layouts)
     meta = text.find(f"\n{' ' * base}metadata:")
     if meta < 0:
         return None
+    end = _block_end(text, meta + 1, base)
+    if _odd_metadata(text, meta + base + 10, end, base) or OPEN_SCALAR.search(text, 0, end):
+        return None
     head = f"\n{' ' * (base + 2)}{section}:"
-    at = text.find(head, meta)
+    at = text.find(head, meta, end)
     if at < 0:
-        # absent only if the metadata block really ends without it
-        end = _block_end(text, meta + 1, base)
-        return {} if text.find(head, meta, end) < 0 else None
-    if at > _block_end(text, meta + 1, base):
-        return {}
+        return {}  # metadata's every entry is a simple key two deeper: the section is absent
     line_end = text.find("\n", at + 1)
     rest = text[at + len(head) : line_end if line_end >= 0 else len(text)]
     if rest.strip():
@@ -131,6 +136,42 @@ _NOT_STRING = re.compile(
     r"^(?:[-+]?[0-9][0-9._]*(?:[eE][-+]?[0-9]+)?|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?\.[0-9]+"
     r"|true|True|TRUE|false|False|FALSE|null|Null|NULL|~)$"
 )
+
+
+# metadata's block in kpt's layout: ``metadata:`` alone on its line (a comment at most), then
+# its entries, each a simple ``key:`` exactly two deeper (or lines deeper still: their values,
+# or comments). A flow map (``metadata: {...}``), an anchor or alias, a tag, entries deeper or
+# shallower than two (4-space or 3-space layouts), a quoted, complex or merge (``<<``) key: odd.
+_META_LINE_OK = re.compile(r"[ ]*(?:#[^\n]*)?\n")
+_META_ODD = {
+    base: re.compile(
+        r"\n(?! {%d}[A-Za-z0-9_][A-Za-z0-9._/-]*:[ \n]| {%d,}[^ \n]| *#| *\n)"  # noqa: UP031
+        % (base + 2, base + 3)
+    )
+    for base in (0, 2)
+}
+# A quoted scalar or a flow collection opened after "key: " (or "- ", "? ") and not closed on its
+# line: it goes on over the next lines, which then are no keys, whatever their indent (libyaml
+# reads a quoted scalar's next line at its key's indent).
+OPEN_SCALAR = re.compile(
+    r"""[:?-] +(?:"(?:[^"\\\n]|\\[^\n])*\\?\n|'(?:[^'\n]|'')*\n|[\[{][^\n]*(?<![\]}])\n)"""
+)
+_FIRST_CHILD = {
+    base: re.compile(r"(?: *(?:#[^\n]*)?\n)* {%d}[^ #\n]" % (base + 2))  # noqa: UP031
+    for base in (0, 2)
+}
+
+
+def _odd_metadata(text: str, key_end: int, end: int, base: int) -> bool:
+    """Whether metadata's block (its key's colon ends at ``key_end``, the block at ``end``) is
+    other than kpt's layout: then its labels and annotations are parsed, never guessed."""
+    line = _META_LINE_OK.match(text, key_end)
+    if line is None:
+        return True  # a flow map, an anchor, an alias, a tag or a scalar after "metadata:"
+    first = _FIRST_CHILD[base].match(text, line.end())
+    if first is None or first.end() > end:
+        return True  # the entries are not two deeper than the key (or there are none)
+    return _META_ODD[base].search(text, line.end() - 1, end) is not None
 
 
 _BLOCK_END = {indent: re.compile(r"\n {0," + str(indent) + r"}(?=[^ \n])") for indent in (0, 2)}
@@ -177,11 +218,15 @@ def scan_value(text: str, item_form: bool, keys: tuple[str, ...]) -> object:
     if not keys or len(text) > _SCAN_LIMIT or "\t" in text or "\r" in text:
         return UNSURE
     if item_form:
-        if not text.startswith("- "):
-            return UNSURE
+        if not text.startswith("- ") or text[2:3] == " ":
+            return UNSURE  # the item's keys deeper than kpt's two: parse
         text, indent = "\n  " + text[2:], 2
     else:
+        if text[:1] == " ":
+            return UNSURE
         text, indent = "\n" + text, 0
+    if OPEN_SCALAR.search(text) is not None:
+        return UNSURE  # a scalar or flow collection over several lines: its lines are no keys
     try:
         at = 0
         last = len(keys) - 1

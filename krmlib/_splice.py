@@ -14,6 +14,7 @@ from typing import Any
 
 from ._emit import entry_lines, seq_lines
 from ._scalars import needs_quotes
+from ._scan import OPEN_SCALAR
 
 _SIMPLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
 _KEY_LINE = re.compile(r"^( *)([A-Za-z0-9][A-Za-z0-9._/-]*):(?: (.*))?$")
@@ -113,6 +114,8 @@ def _read_view(text: str, item_form: bool, keys: tuple[str, ...]) -> tuple[list[
         view = lines
     if "\t" in text and any("\t" in line[: len(line) - len(line.lstrip())] for line in view):
         return None
+    if "\r" in text or OPEN_SCALAR.search(text) is not None:
+        return None  # CRLF line ends; a scalar over several lines (its lines are no keys)
     return view, trailing_newline
 
 
@@ -231,6 +234,8 @@ def _set_metadata_entry(text: str, section: str, key: str, value: str) -> str | 
     if block is None:
         return None
     block_end = block.end()  # the line after metadata's entries (or the end of the text)
+    if OPEN_SCALAR.search(view, 0, block_end) is not None:
+        return None  # a scalar over several lines: its lines are no keys
     if block_end < len(view) and view[block_end + 2 : block_end + 3] in (" ", "#", "\n", ""):
         return None  # not a top-level key next: blank lines, comments, odd indentation
     keys = _META_KEY.findall(view, meta - 1, block_end)
@@ -328,8 +333,8 @@ def _find_key(
         current = len(line) - len(stripped)
         if stripped.startswith("#"):
             continue
-        if current < indent:
-            return None
+        if current < indent or (not positions and current > indent):
+            return None  # the map's entries are not where the splice writes (4-space layouts)
         last_content = index + 1
         if current > indent or stripped.startswith("- ") or stripped == "-":
             continue  # inside a child's value (deeper lines, or a compact sequence)
