@@ -39,6 +39,15 @@ _HEAD = {
 }
 
 
+# A line of the top level or two deeper that starts with no simple key: a quoted, complex or merge
+# key, a flow collection, an anchor, an alias, a tag, a directive, a block scalar indicator (a
+# JSON document too). Its key could be any of the header's: unsure.
+_HEAD_ODD = {
+    True: re.compile(r"\n(?:- |  )(?:  )?[\"'?{\[<&*!%@`|>]"),
+    False: re.compile(r"\n(?:  )?[\"'?{\[<&*!%@`|>]"),
+}
+
+
 def scan_header(text: str, item_form: bool) -> tuple[str, str, str, str] | None:
     """(apiVersion, kind, name, namespace) of an item's text, or None when unsure.
 
@@ -47,6 +56,8 @@ def scan_header(text: str, item_form: bool) -> tuple[str, str, str, str] | None:
     """
     if "\r" in text or OPEN_SCALAR.search(text) is not None:
         return None  # CRLF line ends; a scalar over several lines (its lines are no keys)
+    if _HEAD_ODD[item_form].search("\n" + text) is not None:
+        return None
     top: dict[str, str] = {}
     meta: dict[str, str] = {}
     current = ""
@@ -111,8 +122,8 @@ def scan_metadata_map(text: str, item_form: bool, section: str) -> dict[str, str
         nl = text.find("\n", pos)
         line = text[pos : nl if nl >= 0 else len(text)]
         pos = nl + 1 if nl >= 0 else len(text)
-        if not line.strip():
-            return None
+        if not line.strip() or line.lstrip(" ").startswith("#"):
+            return None  # blank lines, comments among the entries: parse
         if not line.startswith(entry_indent):
             if len(line) - len(line.lstrip(" ")) <= base + 2:
                 break
@@ -174,11 +185,12 @@ def _odd_metadata(text: str, key_end: int, end: int, base: int) -> bool:
     return _META_ODD[base].search(text, line.end() - 1, end) is not None
 
 
-_BLOCK_END = {indent: re.compile(r"\n {0," + str(indent) + r"}(?=[^ \n])") for indent in (0, 2)}
+_BLOCK_END = {indent: re.compile(r"\n {0," + str(indent) + r"}(?=[^ \n#])") for indent in (0, 2)}
 
 
 def _block_end(text: str, start: int, indent: int) -> int:
-    """Where the block that starts at ``start`` ends: the next line indented ``indent`` or less."""
+    """Where the block that starts at ``start`` ends: the next line indented ``indent`` or less
+    (a comment line, at any indent, is no end)."""
     match = _BLOCK_END[indent].search(text, start)
     return match.start() if match else len(text)
 
