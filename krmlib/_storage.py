@@ -194,7 +194,10 @@ class Storage:
         if self.node is not None:
             return self.node
         if self.plain is None:
-            self.plain = _yaml.load_plain(self.doc_text())
+            try:
+                self.plain = _yaml.load_plain(self.doc_text())
+            except InputError as exc:
+                raise self._named(exc) from None
             if not isinstance(self.plain, dict):
                 raise InputError("item is not a mapping", obj=None)
         return self.plain
@@ -223,6 +226,16 @@ class Storage:
                 scanned[keys] = found
             return MISSING if found is _scan.ABSENT else found
         return walk(self.read(), keys, obj)
+
+    def _named(self, exc: InputError) -> InputError:
+        """``exc`` (the item's text refused by the parse) naming the item, its line counted
+        in the item."""
+        if exc.obj is not None or self.text is None:
+            return exc
+        head = self.header or _scan.scan_header(self.src, self.form == "item")
+        where = f"line {exc.line} of " if exc.line is not None else ""
+        what = f"{head[1]} {head[2]}" if head is not None else "an item"
+        return InputError(f"{exc.message} ({where}{what})", field=exc.field)
 
     def release(self) -> None:
         """Forget what reading parsed while the text is still the object's (edits are kept)."""

@@ -47,6 +47,13 @@ class Constructor(yaml.constructor.SafeConstructor):
         seen: set[Any] = set()
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=True)
+            if isinstance(key, list | dict):
+                mark = key_node.start_mark
+                raise InputError(
+                    "a complex key (a list or map used as a key): only scalar keys are read",
+                    line=mark.line + 1,
+                    column=mark.column + 1,
+                )
             if key in seen:
                 mark = key_node.start_mark
                 raise InputError(

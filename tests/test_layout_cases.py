@@ -5,6 +5,7 @@ generated layouts)."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
+from ruamel.yaml import YAML
 
 from krmlib import KubeObject, ResourceList, _rt
 
@@ -224,3 +226,84 @@ def test_a_directive_read_is_not_written_into_later_items() -> None:
     obj.labels["x"] = "y"
     assert obj.to_item().startswith("- apiVersion: v1\n")
     assert "%" not in obj.to_item()
+
+
+APPLYSET_CONFIG = (
+    "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n"
+    "  data:\n    parent-kind: ConfigMap\n    parent-name: set1\n    parent-namespace: default\n"
+)
+MEMBER = (
+    "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a, namespace: default}\n"
+    "  data:\n    k: v\n"
+)
+
+
+def _applyset(text: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BIN / "krmfn-applyset-labeler")],
+        input=text,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def _resource_list(out: str) -> dict[str, Any]:
+    data = yaml.safe_load(out)
+    assert isinstance(data, dict) and data["kind"] == "ResourceList", out
+    assert isinstance(data["items"], list) and isinstance(data.get("results", []), list), out
+    return data
+
+
+def test_a_tag_directive_before_the_resource_list() -> None:
+    text = "%TAG !e! tag:example.com,2000:\n---\n" + rl(MEMBER) + APPLYSET_CONFIG
+    done = _applyset(text)
+    assert done.returncode == 0, done.stdout
+    data = _resource_list(done.stdout)
+    member = next(item for item in data["items"] if item["metadata"]["name"] == "a")
+    assert "applyset.kubernetes.io/part-of" in member["metadata"]["labels"]
+    assert "%" not in done.stdout
+
+
+def test_results_given_as_a_mapping_give_a_valid_resource_list() -> None:
+    text = rl(MEMBER).replace("/v1\n", "/v1beta1\n", 1) + APPLYSET_CONFIG
+    done = _applyset(text + "results:\n  status: ok\n")
+    assert done.returncode == 0, done.stdout
+    data = _resource_list(done.stdout)
+    assert all(isinstance(result, dict) and "message" in result for result in data["results"])
+
+
+def test_an_undefined_alias_in_one_item_is_refused_naming_it() -> None:
+    bad = "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\n  data: *nothere\n"
+    done = _applyset(rl(MEMBER + bad) + APPLYSET_CONFIG)
+    assert done.returncode == 1
+    data = _resource_list(done.stdout)
+    [error] = [r for r in data["results"] if r["severity"] == "error"]
+    assert error["message"].startswith("items[1]: ")
+    assert "undefined alias 'nothere'" in error["message"]
+
+
+@pytest.mark.kpt
+def test_a_complex_key_is_an_error_result_naming_the_item(tmp_path: Path) -> None:
+    package = tmp_path / "package"
+    source = Path(__file__).parent.parent / "testdata/interface-expander/cni-mismatch/package"
+    shutil.copytree(source, package)
+    with (package / "interface-n6.yaml").open("a") as handle:
+        handle.write("  weird:\n    ? [a, b]\n    : c\n")
+    text = subprocess.run(
+        ["kpt", "fn", "source", str(package)], capture_output=True, text=True, check=True
+    ).stdout
+    assert "? [a, b]" in text  # kpt reads the complex key and passes it on
+    done = subprocess.run(
+        [str(BIN / "krmfn-interface-expander")],
+        input=text,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1
+    data = YAML(typ="rt").load(done.stdout)  # PyYAML cannot hold a list as a key
+    assert data["kind"] == "ResourceList"
+    messages = [r["message"] for r in data["results"] if r["severity"] == "error"]
+    assert any("complex key" in m and "Interface n6" in m for m in messages), messages
+    assert not any("internal error" in m for m in messages), messages

@@ -352,11 +352,11 @@ def test_the_scans_answer_as_the_parser(case: tuple[str, bool, dict[str, Any]]) 
         )
         assert header == expected, (header, expected, text)
     for section in ("labels", "annotations"):
-        found = _scan.scan_metadata_map(text, item_form, section)
-        if found is not None:
+        scanned = _scan.scan_metadata_map(text, item_form, section)
+        if scanned is not None:
             value = _storage.walk(parsed, ("metadata", section))
             expected_map = {} if value is None or value is _storage.MISSING else value
-            assert same(found, expected_map), (section, found, expected_map, text)
+            assert same(scanned, expected_map), (section, scanned, expected_map, text)
     for path in [*paths(parsed), ("absent-key", "x")]:
         found = _scan.scan_value(text, item_form, path)
         if found is _scan.UNSURE:
