@@ -202,8 +202,15 @@ def _read(
         # "%YAML 1.2" and "---" before the only document: read what follows them.
         skipped = text.count("\n", 0, start.end())
         text = text[start.end() :]
-    fast = _split(text, skipped, aliased)
-    parsed = fast if fast is not None else _parse_full(text)
+    if not aliased and _yaml.has_token(text, "*"):
+        aliased = True  # an alias and no anchor (an undefined alias): the full parse refuses it
+        fast = None
+    else:
+        fast = _split(text, skipped, aliased)
+    try:
+        parsed = fast if fast is not None else _parse_full(text)
+    except InputError as exc:
+        raise _in_item(exc, outline, skipped) from None
     items = parsed.items
     if outline is None:
         for index, obj in enumerate(items):
@@ -296,8 +303,9 @@ def _split(text: str, skipped: int = 0, aliased: bool = True) -> Parsed | None:
         elif key == "results":
             if value == "[]":
                 continue
-            if value:
-                return None
+            first = _CONTENT.search(body)
+            if value or (first is not None and not body.startswith("- ", first.start())):
+                return None  # results in flow style, or a mapping (v1beta1's shape): the parse
             parsed.input_results = body
         else:
             parsed.extra.append((key, f"{key}:{' ' + value if value else ''}\n{body}"))
@@ -371,6 +379,17 @@ def _node_object(node: Any, where: str) -> KubeObject:
     if not isinstance(node, dict):
         raise InputError(f"{where} is not a mapping")
     return KubeObject.read_node(node)
+
+
+def _in_item(exc: InputError, outline: _syntax.Outline | None, skipped: int) -> InputError:
+    """``exc`` (a parse error with its line) naming the item of ``items`` it is in."""
+    if exc.line is None or outline is None or not outline.items or exc.message.startswith("items["):
+        return exc
+    line = exc.line + skipped
+    index = sum(1 for head in outline.items if head.line <= line) - 1
+    if index < 0:
+        return exc
+    return InputError(f"items[{index}]: {exc.message}", line=line, column=exc.column)
 
 
 def check_item(obj: KubeObject, index: int) -> None:

@@ -128,6 +128,12 @@ def _parse(load: Callable[[], T]) -> T:
         raise InputError(f"invalid YAML: {exc}") from None
     except RecursionError:
         raise InputError("YAML nesting too deep") from None
+    finally:
+        # A "%YAML"/"%TAG" directive read stays on the engine and would start every later
+        # dump (an item written as "- %YAML 1.2"): what was read is forgotten.
+        engine = _engine()
+        engine.version = None
+        engine.tags = None
 
 
 def dump_rt(node: Any) -> str:
