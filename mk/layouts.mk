@@ -7,3 +7,4 @@
 
 test-layouts: install
 	KRMFN_LAYOUTS=full $(VENV)/bin/pytest -n 2 -p no:randomly tests/test_layout_oracle.py
+	KRMLIB_LAYOUT_EXAMPLES=10000 $(VENV)/bin/pytest -p no:randomly -q tests/test_layout_properties.py
