@@ -423,9 +423,10 @@ _BAD_NAME = re.compile(r"[/%\s\x00-\x1f\x7f]")
 
 # Patterns of the file and tree routes (and of a BOM): compiled on first use (re caches them),
 # so a function reading stdin does not pay for them at start-up.
-_MARKER = r"(?m)^(?:---|\.\.\.)(?=[ \t]|$)"
-_MARKER_REST = r"[ \t]*(?:#.*)?"
-_BLANK_OR_COMMENT = r"(?:[ \t]*(?:#[^\n]*)?(?:\n|$))*"
+# A CRLF file's line ends in "\r" before the "\n" (kpt reads CRLF files as LF ones).
+_MARKER = r"(?m)^(?:---|\.\.\.)(?=[ \t\r]|$)"
+_MARKER_REST = r"[ \t]*(?:#[^\r]*)?\r?"
+_BLANK_OR_COMMENT = r"(?:[ \t\r]*(?:#[^\n]*)?(?:\n|$))*"
 _LIST_KIND = r"(?m)^kind:[ \t]*['\"]?(?:List|ResourceList)['\"]?[ \t]*(?:#.*)?$"
 
 

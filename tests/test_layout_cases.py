@@ -307,3 +307,76 @@ def test_a_complex_key_is_an_error_result_naming_the_item(tmp_path: Path) -> Non
     messages = [r["message"] for r in data["results"] if r["severity"] == "error"]
     assert any("complex key" in m and "Interface n6" in m for m in messages), messages
     assert not any("internal error" in m for m in messages), messages
+
+
+# --- found by the layout oracle (tests/test_layout_oracle.py) --------------------------------------
+
+# kpt gives each file's anchors their own names, PyYAML's and kyaml's pattern (id001, id002): a
+# ResourceList holds the same name in many items, and an item may keep a scalar anchor id001
+# beside a map anchor id002.
+REUSED_ANCHORS = rl(
+    "- apiVersion: v1\n"
+    "  kind: ConfigMap\n"
+    "  metadata:\n"
+    "    name: &id001 first\n"
+    "  data:\n"
+    "    a: *id001\n"
+    "- apiVersion: infra.nephio.org/v1alpha1\n"
+    "  kind: Network\n"
+    "  metadata:\n"
+    "    name: &id001 vpc\n"
+    "  spec:\n"
+    "    routingTables:\n"
+    "    - name: *id001\n"
+    "      prefixes:\n"
+    "      - prefix: 10.0.0.0/8\n"
+    "        labels: &id002\n"
+    "          kind: pool\n"
+    "      - prefix: 10.1.0.0/16\n"
+    "        labels: *id002\n"
+    "    bridgeDomains:\n"
+    "    - name: *id001\n"
+)
+
+
+def test_anchor_names_of_kpts_pattern_are_kept_when_written_again() -> None:
+    """ruamel dropped map and list anchors named like its own (id002) and numbered them again
+    from id001 on a dump: the Network's bridge domain then read the labels map as its name."""
+    parsed = ResourceList.parse(REUSED_ANCHORS)
+    parsed.items[1].set("metadata.labels", {"edited": "yes"})  # the item is written again
+    out = ResourceList.parse(parsed.to_yaml())
+    network = out.items[1]
+    assert network.get("spec.bridgeDomains") == [{"name": "vpc"}]
+    assert network.get("spec.routingTables")[0]["name"] == "vpc"
+    assert network.get("spec.routingTables")[0]["prefixes"][1]["labels"] == {"kind": "pool"}
+    assert out.items[0].get("data.a") == "first"
+
+
+def test_reused_anchor_names_are_not_a_warning_on_stderr() -> None:
+    done = subprocess.run(
+        [str(BIN / "krmfn-applyset-labeler")],
+        input=REUSED_ANCHORS
+        + "functionConfig:\n  apiVersion: krmfn.dev/v1alpha1\n  kind: ApplySet\n"
+        "  metadata:\n    name: s\n  spec:\n    parent: {kind: ConfigMap, namespace: prod}\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "Warning" not in done.stderr, done.stderr
+
+
+def test_a_crlf_file_of_several_documents_reads_as_its_lf_twin(tmp_path: Path) -> None:
+    """The disk reader cut a file at its "---" lines only before a "\\n": a CRLF file was one
+    document, refused ("but found another document"); kpt reads it as the LF file."""
+    from krmlib.package import read_package
+
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n# b\n"
+    text += "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n--- # end\n\n"
+    (tmp_path / "lf").mkdir()
+    (tmp_path / "crlf").mkdir()
+    (tmp_path / "lf" / "cm.yaml").write_bytes(text.encode())
+    (tmp_path / "crlf" / "cm.yaml").write_bytes(text.replace("\n", "\r\n").encode())
+    lf = [o.to_dict() for o in read_package(tmp_path / "lf")]
+    crlf = [o.to_dict() for o in read_package(tmp_path / "crlf")]
+    assert [o["metadata"]["name"] for o in crlf] == ["a", "b"]
+    assert crlf == lf
