@@ -234,7 +234,8 @@ def prepare(size: int, work: Path, *, force: bool = False) -> dict[str, Path]:
     while this script and the size are the same (``force``: made again)."""
     names = ("nfdeploy-first", "nfdeploy-settled", "dnn-first", "dnn-settled")
     cases = {name: work / name for name in names}
-    stamp = f"size={size} script={hashlib.sha256(Path(__file__).read_bytes()).hexdigest()}\n"
+    generator = Path(__file__).read_text(encoding="utf-8").split(MEASURING)[0]
+    stamp = f"size={size} generator={hashlib.sha256(generator.encode()).hexdigest()}\n"
     stamp_path = work / "stamp"
     if not force and stamp_path.is_file() and stamp_path.read_text() == stamp:
         return cases
@@ -262,6 +263,20 @@ def prepare(size: int, work: Path, *, force: bool = False) -> dict[str, Path]:
     return cases
 
 
+MEASURING = "# --- measuring " + "-" * 81  # the packages do not depend on what follows
+
+
+# --- measuring ---------------------------------------------------------------------------------
+
+
+# krmlib's own cost: the same runner (read, whole-input check, write) with a process that does
+# nothing; what the function adds is the difference.
+FLOOR = (
+    "import sys; from krmlib.runner import run; "
+    "sys.exit(run(lambda rl, config: None, name='floor'))"
+)
+
+
 def cpu(command: list[str], stdin: Path | None, env: dict[str, str] | None = None) -> float:
     """User + sys of ``command`` and the children it waited for."""
     with tempfile.TemporaryFile() as out:
@@ -283,17 +298,22 @@ def cpu(command: list[str], stdin: Path | None, env: dict[str, str] | None = Non
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(case: str, folder: Path, rounds: int) -> tuple[float, float, float, float]:
-    """(min kpt, min function, median kpt, median function) CPU seconds over ``rounds``."""
+def measure(case: str, folder: Path, rounds: int) -> dict[str, list[float]]:
+    """CPU seconds of each round: ``kpt`` (``kpt fn source``), ``fn`` (the function), ``floor``
+    (krmlib's runner doing nothing, on the same ResourceList), alternating."""
     env = dict(os.environ, GOMAXPROCS="1")
     fn = case.split("-", maxsplit=1)[0]
-    kpt: list[float] = []
-    own: list[float] = []
+    python = str(REPO / ".venv" / "bin" / "python")
+    runs: dict[str, list[float]] = {"kpt": [], "fn": [], "floor": []}
     for _ in range(rounds):
-        kpt.append(cpu(["kpt", "fn", "source", str(folder / "pkg")], None, env))
-        own.append(cpu(function_command(fn), folder / "rl.yaml"))
-        print(f"  {case}: kpt {kpt[-1]:.3f} s, {fn} {own[-1]:.3f} s", file=sys.stderr)
-    return min(kpt), min(own), statistics.median(kpt), statistics.median(own)
+        runs["kpt"].append(cpu(["kpt", "fn", "source", str(folder / "pkg")], None, env))
+        runs["fn"].append(cpu(function_command(fn), folder / "rl.yaml"))
+        runs["floor"].append(cpu([python, "-c", FLOOR], folder / "rl.yaml"))
+        print(
+            f"  {case}: " + ", ".join(f"{k} {v[-1]:.3f} s" for k, v in runs.items()),
+            file=sys.stderr,
+        )
+    return runs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -312,13 +332,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{case}: {folder / 'rl.yaml'} ({items} items)", file=sys.stderr)
     if args.prepare_only:
         return 0
-    print("| case | kpt fn source CPU (min / median) | function CPU (min / median) | ratio |")
-    print("|---|---|---|---|")
+    print(
+        "| case | kpt fn source CPU (min / median) | function CPU (min / median) | ratio "
+        "| krmlib floor CPU (min) | floor ratio |"
+    )
+    print("|---|---|---|---|---|---|")
     for case in args.cases.split(","):
-        k_min, f_min, k_med, f_med = measure(case, cases[case], args.rounds)
+        runs = measure(case, cases[case], args.rounds)
+        kpt, own, floor = runs["kpt"], runs["fn"], runs["floor"]
+        median = statistics.median
         print(
-            f"| {case} | {k_min:.2f} / {k_med:.2f} s | {f_min:.2f} / {f_med:.2f} s "
-            f"| {f_min / k_min:.2f}x (medians {f_med / k_med:.2f}x) |",
+            f"| {case} | {min(kpt):.2f} / {median(kpt):.2f} s "
+            f"| {min(own):.2f} / {median(own):.2f} s "
+            f"| {min(own) / min(kpt):.2f}x (medians {median(own) / median(kpt):.2f}x) "
+            f"| {min(floor):.2f} s | {min(floor) / min(kpt):.2f}x |",
             flush=True,
         )
     return 0
