@@ -137,7 +137,13 @@ class DnnGenerator:
         prefix = f"{for_name(dict(dnn.annotations))}-{dnn.name}-"
         pools = []
         for claim in owned:
-            if (claim.api_version, claim.kind) != IPCLAIM or claim.get("spec.kind") != "pool":
+            if (claim.api_version, claim.kind) != IPCLAIM:
+                continue
+            # the spec the choreography's diff read already (one scan, kept); a spec that is
+            # not a map: read the path, as it says
+            spec = claim.get("spec")
+            kind = spec.get("kind") if isinstance(spec, dict) else claim.get("spec.kind")
+            if kind != "pool":
                 continue
             if claim.name.startswith(prefix):
                 status = claim.get("status")

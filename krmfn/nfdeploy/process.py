@@ -152,8 +152,10 @@ class Spec:
 
     def interface(self, obj: KubeObject) -> None:
         """An Interface with both claim statuses gives an interface config."""
-        validate_interface(obj)
+        # The status list first: it cannot be scanned from the text, so the item is parsed
+        # once here and the spec's reads are answered from that parse (not scanned before it).
         ip_status = obj.get("status.ipClaimStatus")
+        validate_interface(obj)
         vlan_status = obj.get("status.vlanClaimStatus")
         if ip_status is None or vlan_status is None:
             return
