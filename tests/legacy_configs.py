@@ -7,6 +7,7 @@ layer against it, input by input. Not used by the functions.
 
 from __future__ import annotations
 
+import json
 import re
 import typing
 from collections.abc import Mapping
@@ -23,7 +24,7 @@ from pydantic import (
     model_validator,
 )
 
-from krmlib import ConfigError, KubeObject
+from krmlib import ConfigError, KubeObject, label_key_problem, label_value_problem
 from krmlib.models import did_you_mean, field_annotation, validation_errors
 
 API_VERSION = "krmfn.dev/v1alpha1"
@@ -245,6 +246,19 @@ class ParentRef(_Frozen):
     def _kind_set(cls, value: str) -> str:
         if not value:
             raise ValueError("must not be empty")
+        if value == "Kptfile":
+            raise ValueError(
+                "the Kptfile is kpt's package file, never applied to a cluster: it cannot be the "
+                "ApplySet parent (use a ConfigMap, a Secret or a custom resource)"
+            )
+        return value
+
+    @field_validator("api_version")
+    @classmethod
+    def _api_version_form(cls, value: str) -> str:
+        group, _, version = value.rpartition("/")
+        if not version or (value.count("/") > 1) or ("/" in value and not group):
+            raise ValueError(f"must be <version> or <group>/<version>, got {json.dumps(value)}")
         return value
 
 
@@ -292,6 +306,18 @@ class ApplysetConfig(FunctionConfig):
                 f"kubectl mode needs kubectl/<version> (kubectl refuses a parent whose tooling "
                 f"is another tool's), got {value!r}"
             )
+        return value
+
+    @field_validator("tool_labels")
+    @classmethod
+    def _tool_labels_valid(cls, value: dict[str, str]) -> dict[str, str]:
+        for key, text in value.items():
+            problem = label_key_problem(key)
+            if problem is not None:
+                raise ValueError(f"the label key {json.dumps(key)} is not valid: {problem}")
+            problem = label_value_problem(text)
+            if problem is not None:
+                raise ValueError(f"the value of {key}, {json.dumps(text)}, is not valid: {problem}")
         return value
 
     @field_validator("key_prefix", mode="before")

@@ -27,12 +27,15 @@ from krmlib import (
     KubeObject,
     Package,
     ResourceList,
+    TooMuchOutput,
     get_conditions,
     get_readiness_gates,
+    kptfile_folders,
     read_documents,
     read_file_text,
     read_objects,
     remove_leftovers,
+    run_program,
     tree_lock,
     write_file,
 )
@@ -98,40 +101,41 @@ class Outcome:
 
 
 def find_packages(root: Path, skip: Path) -> list[Path]:
-    """Every outermost kpt package under ``root`` (not ``skip``, no hidden folder), sorted."""
+    """Every outermost kpt package under ``root`` (not ``root`` itself, nothing under ``skip``;
+    hidden folders and links left out by krmlib's tree rules), sorted."""
     found: list[Path] = []
-    for current, dirs, files in os.walk(root):
-        here = Path(current)
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        if here == skip or skip in here.parents:
-            dirs[:] = []
-            continue
-        if "Kptfile" in files and here != root:
-            found.append(here)
-            dirs[:] = []
-    return sorted(found)
+    for folder in sorted(kptfile_folders(root, skip)):
+        if folder != root and not any(p in folder.parents for p in found):
+            found.append(folder)
+    return found
+
+
+RENDER_TIMEOUT = 600.0  # seconds for one package's kpt fn render
 
 
 def render(folder: Path) -> tuple[list[str], str]:
-    """Run the package's pipeline with kpt and write the result back atomically: (files
-    written, error message)."""
-    env = dict(os.environ)
-    bindir = str(Path(sys.executable).parent)
-    env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+    """Run the package's pipeline with kpt (through ``krmlib.run_program``, the one way a
+    program runs: the input check's gate first, the group killed past the timeout) and write
+    the result back atomically: (files written, error message). The functions the Kptfiles
+    name (``exec: krmfn-<fn>``) are found beside this Python first (:func:`main` puts its folder
+    first on PATH)."""
     try:
-        done = subprocess.run(
+        done = run_program(
             ["kpt", "fn", "render", "--allow-exec", str(folder), "-o", "stdout"],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=False,
+            b"",
+            timeout=RENDER_TIMEOUT,
         )
+    except subprocess.TimeoutExpired:
+        return [], f"kpt fn render took over {RENDER_TIMEOUT:.0f} s and was stopped"
+    except TooMuchOutput:
+        return [], "kpt fn render printed more than krmlib's output cap"
     except OSError as exc:
         return [], f"cannot run kpt: {exc.strerror or exc}"
     if done.returncode != 0:
-        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        stderr = done.stderr.decode("utf-8", "replace")
+        lines = [line for line in stderr.splitlines() if line.strip()]
         return [], "kpt fn render failed: " + " | ".join(lines[-6:])
-    rl = ResourceList.parse(done.stdout)
+    rl = ResourceList.parse(done.stdout.decode("utf-8"))
     package = Package.read(folder)
     return package.write(list(rl.items)), ""
 
@@ -386,6 +390,8 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("krmfn specialize: --max-passes must be at least 1\n")
         return 2
     root = Path(opts.root).resolve()
+    # the functions the Kptfiles name (exec: krmfn-<fn>) are this installation's
+    os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
     if not root.is_dir():
         sys.stderr.write(f"krmfn specialize: error: {opts.root}: not a folder\n")
         return 1
