@@ -82,10 +82,10 @@ def rows_under(root: Path, catalog: Path | None, errors: list[str] | None = None
     unlistable: list[tuple[Path, str]] = []
     folders = kptfile_folders(root, unlistable=unlistable)  # the tree rules: no links or hidden
     for where, why in unlistable:  # never left out in silence
-        rel = where.relative_to(root).as_posix() if where != root else "."
+        named = where.relative_to(root).as_posix() if where != root else "."
         if errors is None:
-            raise KrmError(f"{rel}: cannot list the folder: {why}")
-        errors.append(f"{rel}: cannot list the folder: {why}")
+            raise KrmError(f"{named}: cannot list the folder: {why}")
+        errors.append(f"{named}: cannot list the folder: {why}")
     for folder in folders:
         rel = folder.relative_to(root)
         if skip is not None and folder.resolve().is_relative_to(skip):
