@@ -7,7 +7,7 @@
 .PHONY: valgrind bench-instructions
 
 valgrind:
-	@bash scripts/bench/install-valgrind.sh
+	@bash scripts/install-apt-tool.sh valgrind valgrind "the instruction-count check"
 
 test: valgrind
 

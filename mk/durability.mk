@@ -7,7 +7,7 @@
 .PHONY: strace test-faults
 
 strace:
-	@bash scripts/durability/install-strace.sh
+	@bash scripts/install-apt-tool.sh strace strace "the fault-injection tests"
 
 test: strace
 
