@@ -10,29 +10,19 @@ differences allowed are listed in ``ALLOWED`` with their reason (see also the RE
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from krmfn.interface_expander import Config, process
 from krmlib import ResourceList
-from krmlib._yaml import load_plain
 from krmlib.runner import run_text
 from krmlib.testing import DEFAULT_ENV, GoldenCase, golden_cases, kpt_source
-from tests.kpt_packages import without_kpt_bookkeeping
+from tests.upstream_cases import assert_same_items
 
 TESTDATA = Path(__file__).resolve().parent.parent / "testdata"
 CASES = [
     c for c in golden_cases(TESTDATA, "interface-expander") if (c.path / "upstream.yaml").exists()
 ]
-
-
-def _items(text: str) -> dict[tuple[str, str, str], dict[str, Any]]:
-    doc = load_plain(text) or {}
-    return {
-        (i["apiVersion"], i["kind"], i["metadata"]["name"]): without_kpt_bookkeeping(i)
-        for i in doc.get("items") or []
-    }
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
@@ -41,11 +31,8 @@ def test_same_items_as_nephio(case: GoldenCase, monkeypatch: pytest.MonkeyPatch)
         monkeypatch.setenv(name, value)
     output, code = run_text(process, Config, kpt_source(case.package, case.config))
     assert code == case.exit_code
-    ours = _items(ResourceList.parse(output).to_yaml(with_results=False))
-    theirs = _items((case.path / "upstream.yaml").read_text())
-    assert sorted(ours) == sorted(theirs), "not the same items as Nephio's"
-    for key, item in theirs.items():
-        assert ours[key] == item, f"{key} differs from Nephio's"
+    ours = ResourceList.parse(output).to_yaml(with_results=False)
+    assert_same_items(ours, (case.path / "upstream.yaml").read_text(), "Nephio's")
 
 
 def test_missing_kptfile_is_an_error_as_in_nephio() -> None:

@@ -11,31 +11,16 @@ tests/test_nad_generator.py.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
-import yaml
 
 from krmfn.nad_generator import Config, process
 from krmlib import ResourceList, run_text
 from krmlib.testing import DEFAULT_ENV, GoldenCase, golden_cases, kpt_source
-from tests.kpt_packages import without_kpt_bookkeeping
+from tests.upstream_cases import assert_same_items
 
 TESTDATA = Path(__file__).resolve().parent.parent / "testdata"
 CASES = [c for c in golden_cases(TESTDATA, "nad-generator") if (c.path / "upstream.yaml").exists()]
-
-
-def items_of(text: str) -> dict[tuple[str, str, str, str], dict[str, Any]]:
-    doc = yaml.safe_load(text) or {}
-    return {
-        (
-            i["apiVersion"],
-            i["kind"],
-            i["metadata"].get("namespace", ""),
-            i["metadata"]["name"],
-        ): without_kpt_bookkeeping(i)
-        for i in doc.get("items") or []
-    }
 
 
 def test_every_nad_fn_case_is_transcribed() -> None:
@@ -52,11 +37,8 @@ def test_same_items_as_nad_fn(case: GoldenCase, monkeypatch: pytest.MonkeyPatch)
         monkeypatch.setenv(name, value)
     output, code = run_text(process, Config, kpt_source(case.package, case.config))
     assert code == case.exit_code
-    ours = items_of(ResourceList.parse(output).to_yaml(with_results=False))
-    theirs = items_of((case.path / "upstream.yaml").read_text())
-    assert sorted(ours) == sorted(theirs), "not the same items as nad-fn's"
-    for key, item in theirs.items():
-        assert ours[key] == item, f"{key} differs from nad-fn's"
+    ours = ResourceList.parse(output).to_yaml(with_results=False)
+    assert_same_items(ours, (case.path / "upstream.yaml").read_text(), "nad-fn's")
 
 
 def test_missing_kptfile_is_an_error_as_in_nad_fn() -> None:

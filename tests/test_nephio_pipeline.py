@@ -14,16 +14,14 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-import yaml
 
 from krmfn.registry import BY_NAME
 from krmlib import ResourceList, run_text
 from krmlib.testing import DEFAULT_ENV, KPT, kpt_source
 from tests import fn_nephio_mock_claims
-from tests.kpt_packages import without_kpt_bookkeeping
+from tests.upstream_cases import assert_same_items
 
 HERE = Path(__file__).resolve().parent
 CASES_DIR = HERE.parent / "testdata" / "nfdeploy" / "pipeline-tests"
@@ -48,27 +46,6 @@ CASES = {
         [NF, ITF, NAD, ITF, DNN, NF, IP, NAD, ITF, DNN, NF, VLAN, NAD, ITF, DNN, NF],
     ),
 }
-Key = tuple[str, str, str, str]
-
-
-def items_of(text: str) -> tuple[dict[Key, dict[str, Any]], list[str]]:
-    doc = yaml.safe_load(text) or {}
-    items = doc.get("items") or []
-    order = [
-        c["type"]
-        for i in items
-        if i["kind"] == "Kptfile"
-        for c in (i.get("status") or {}).get("conditions") or []
-    ]
-    return {
-        (
-            i["apiVersion"],
-            i["kind"],
-            i["metadata"].get("namespace", ""),
-            i["metadata"]["name"],
-        ): without_kpt_bookkeeping(i)
-        for i in items
-    }, order
 
 
 def step(name: str, text: str) -> str:
@@ -83,12 +60,8 @@ def step(name: str, text: str) -> str:
 
 
 def check(case: str, output: str) -> None:
-    ours, our_order = items_of(output)
-    theirs, their_order = items_of((CASES_DIR / f"{case}.yaml").read_text())
-    assert sorted(ours) == sorted(theirs), "not the same items as Nephio's pipeline"
-    for key, item in theirs.items():
-        assert ours[key] == item, f"{key} differs from Nephio's pipeline"
-    assert our_order == their_order, "the Kptfile's conditions are not in Nephio's order"
+    theirs = (CASES_DIR / f"{case}.yaml").read_text()
+    assert_same_items(output, theirs, "Nephio's pipeline", order=True)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

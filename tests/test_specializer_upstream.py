@@ -11,15 +11,13 @@ and index annotations). The Kptfile's conditions are compared in the Go function
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
-import yaml
 
 from krmfn.registry import BY_NAME
 from krmlib import ResourceList, run_text
 from krmlib.testing import DEFAULT_ENV, GoldenCase, golden_cases, kpt_source
-from tests.kpt_packages import without_kpt_bookkeeping
+from tests.upstream_cases import assert_same_items
 
 TESTDATA = Path(__file__).resolve().parent.parent / "testdata"
 # function -> the number of the Go function's cases (with _expected.yaml, with _expected_error.txt)
@@ -27,29 +25,6 @@ UPSTREAM = {"dnn-generator": (7, 1), "nfdeploy": (10, 1)}
 ALL = [c for function in UPSTREAM for c in golden_cases(TESTDATA, function)]
 CASES = [c for c in ALL if (c.path / "upstream.yaml").exists()]
 ERRORS = [c for c in ALL if (c.path / "upstream-error.txt").exists()]
-Key = tuple[str, str, str, str]
-
-
-def items_of(text: str) -> tuple[dict[Key, dict[str, Any]], list[str]]:
-    """The items by (apiVersion, kind, namespace, name), and the Kptfile's condition types in
-    their order."""
-    doc = yaml.safe_load(text) or {}
-    items = doc.get("items") or []
-    order = [
-        c["type"]
-        for i in items
-        if i["kind"] == "Kptfile"
-        for c in (i.get("status") or {}).get("conditions") or []
-    ]
-    return {
-        (
-            i["apiVersion"],
-            i["kind"],
-            i["metadata"].get("namespace", ""),
-            i["metadata"]["name"],
-        ): without_kpt_bookkeeping(i)
-        for i in items
-    }, order
 
 
 @pytest.mark.parametrize("function", sorted(UPSTREAM))
@@ -66,12 +41,9 @@ def test_same_items_as_the_go_function(case: GoldenCase, monkeypatch: pytest.Mon
     process, config = BY_NAME[case.function].load()
     output, code = run_text(process, config, kpt_source(case.package, case.config))
     assert code == case.exit_code
-    ours, our_order = items_of(ResourceList.parse(output).to_yaml(with_results=False))
-    theirs, their_order = items_of((case.path / "upstream.yaml").read_text())
-    assert sorted(ours) == sorted(theirs), "not the same items as the Go function's"
-    for key, item in theirs.items():
-        assert ours[key] == item, f"{key} differs from the Go function's"
-    assert our_order == their_order, "the Kptfile's conditions are not in the Go function's order"
+    ours = ResourceList.parse(output).to_yaml(with_results=False)
+    theirs = (case.path / "upstream.yaml").read_text()
+    assert_same_items(ours, theirs, "the Go function's", order=True)
 
 
 @pytest.mark.parametrize("case", ERRORS, ids=str)
