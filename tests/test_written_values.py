@@ -142,6 +142,22 @@ def test_a_single_address_prefix_takes_an_on_link_gateway_without_a_warning(
     assert not [r for r in rl.results if r.field_path == "status.gateway"]
 
 
+
+@pytest.mark.parametrize(
+    ("prefix", "gateway"),
+    [("2001:db8:0:12::5/64", "fe80::1"), ("10.1.0.5/24", "169.254.1.1")],
+)
+def test_a_link_local_gateway_takes_no_warning(tmp_path: Path, prefix: str, gateway: str) -> None:
+    """A link-local next hop is on-link whatever the prefix (an IPv6 router's usual address,
+    RFC 4861; Calico's 169.254.1.1): outside the prefix, but nothing to check."""
+    old = "prefix: 172.2.0.254/24\n  gateway: 172.2.0.1"
+    new = f"prefix: {prefix}\n  gateway: {gateway}"
+    rl = _nad_run(tmp_path, {"ipclaim_n3-ipv4.yaml": (old, new)})
+    status, _, config = _nad_n3(rl)
+    assert status == "True"
+    assert f'"gateway":"{gateway}"' in config
+    assert not [r for r in rl.results if r.field_path == "status.gateway"]
+
 # --- merger ------------------------------------------------------------------------------------
 
 MERGE_TARGET = """apiVersion: config.kubernetes.io/v1

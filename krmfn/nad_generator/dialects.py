@@ -343,7 +343,7 @@ def _address(claim: KubeObject, status: dict[str, object], notes: list[KrmError]
     """The claim's ``status.prefix`` and ``status.gateway`` as the NAD writes them, checked: the
     prefix an address with its prefix length, the gateway an address of the same family. A
     KrmError naming the claim's field otherwise. A gateway outside the prefix (other than a
-    single-address prefix, /32 or /128, whose gateway is on-link by convention) is written, as
+    link-local one, or one of a single-address prefix, /32 or /128: on-link) is written, as
     nad-fn writes it (Nephio's own test claims have one), with a note: a warning."""
     address = _text(status.get("prefix"))
     gateway = _text(status.get("gateway"))
@@ -385,7 +385,9 @@ def _address(claim: KubeObject, status: dict[str, object], notes: list[KrmError]
                 field="status.gateway",
             )
         host = interface is not None and interface.network.prefixlen == interface.max_prefixlen
-        if interface is not None and not host and gw not in interface.network:
+        # a link-local next hop (fe80::/10, 169.254/16) is on-link whatever the prefix
+        on_link = host or gw.is_link_local
+        if interface is not None and not on_link and gw not in interface.network:
             notes.append(
                 KrmError(
                     f"{claim.kind} {claim.name}: status.gateway {gateway} is outside "
