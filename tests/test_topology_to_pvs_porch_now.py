@@ -105,6 +105,20 @@ def test_a_revision_the_catalog_lacks_is_an_error_and_nothing_is_written() -> No
     assert not [o for o in rl.items if o.kind == "PackageVariantSet"]
 
 
+def test_a_revision_without_a_number_is_one_error_and_no_pin_warning() -> None:
+    """``revision: main`` is an error under revisionType integer; a warning that the class
+    pins revision main as well would tell the user to fix a pin that cannot exist."""
+    amf = "packageName: free5gc-amf\n      revision: 3"
+    for extra in ("", CATALOG):
+        text = kpt_source(BASIC / "package")
+        assert amf in text
+        head, sep, tail = text.replace(amf, amf[:-1] + "main").partition("items:\n")
+        rl = run_resource_list(process, Config, head + sep + extra + tail)
+        on_amf = [r for r in rl.results if (r.resource_ref or {}).get("name") == "amf-class-1"]
+        assert [r.severity.value for r in on_amf] == ["error"], [r.message for r in on_amf]
+        assert "has no revision number" in on_amf[0].message
+
+
 def _held(adopt: str = "") -> ResourceList:
     repo = (
         "- apiVersion: config.porch.kpt.dev/v1alpha1\n  kind: Repository\n"

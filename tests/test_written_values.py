@@ -142,7 +142,6 @@ def test_a_single_address_prefix_takes_an_on_link_gateway_without_a_warning(
     assert not [r for r in rl.results if r.field_path == "status.gateway"]
 
 
-
 @pytest.mark.parametrize(
     ("prefix", "gateway"),
     [("2001:db8:0:12::5/64", "fe80::1"), ("10.1.0.5/24", "169.254.1.1")],
@@ -157,6 +156,7 @@ def test_a_link_local_gateway_takes_no_warning(tmp_path: Path, prefix: str, gate
     assert status == "True"
     assert f'"gateway":"{gateway}"' in config
     assert not [r for r in rl.results if r.field_path == "status.gateway"]
+
 
 # --- merger ------------------------------------------------------------------------------------
 

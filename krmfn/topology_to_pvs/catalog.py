@@ -55,6 +55,8 @@ def pin_workspace(
     if cls.workspace or cls.revision is None or config.revision_type == "string":
         return True, None  # a workspaceName already, or Porch v4.0.0 and older (reads revision)
     wanted = _number(cls.revision)
+    if wanted is None and config.revision_type == "integer":
+        return True, None  # no number to pin: the revision's own error says so (pvs.revision)
     catalog = revisions.get((cls.repository, cls.package), [])
     field = "spec.packageRef.revision"
     if not catalog:
