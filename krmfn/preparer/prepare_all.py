@@ -66,7 +66,8 @@ from .process import catalog_folder, process
 from .tree import packages_under
 
 USAGE = """usage: krmfn prepare-all ROOT [--catalog DIR] [--max-iterations N] [--jobs N]
-                         [--check] [--no-wait] [--no-lock] [-o table|json|yaml] [-q | -v]
+                         [--shard K/N] [--check] [--no-wait] [--no-lock] [-o table|json|yaml]
+                         [-q | -v]
 
 Prepare every deployment package under ROOT (a folder whose Kptfile pipeline runs
 krmfn-preparer, or that holds a Deployment resource), children before parents, in passes until
@@ -78,6 +79,10 @@ Progress goes to stderr, one line a package.
   --catalog DIR         the template and site catalog (default ROOT/catalog when it exists)
   --max-iterations N    the preparer's pass cap inside each package
   --jobs N, -j N        packages prepared side by side (default: the number of cores)
+  --shard K/N           prepare only shard K of N (1 <= K <= N): the top-level deployments
+                        (those in no other deployment package) whose path under ROOT hashes
+                        to K, with everything nested in them; shards may run at once on one
+                        tree (each locks its own deployments); finish with --check on ROOT
   --check               change nothing; exit 1 when a package would change or is not prepared
                         (PREPARED and the counts tell each package's state on disk)
   --no-wait             refuse at once when another krmfn command is writing ROOT (default:
@@ -360,6 +365,78 @@ def deployment_packages(root: Path, skip: Path | None) -> list[tuple[Path, str]]
     return out
 
 
+# --- shards ------------------------------------------------------------------------------------
+
+
+def parse_shard(text: str) -> tuple[int, int] | None:
+    """``K/N`` as (K, N), 1 <= K <= N; None when it is not that."""
+    match = re.fullmatch(r"([0-9]+)/([0-9]+)", text)
+    if match is None:
+        return None
+    k, n = int(match.group(1)), int(match.group(2))
+    return (k, n) if 1 <= k <= n else None
+
+
+def shard_of(rel: str, count: int) -> int:
+    """The shard (1..count) of a top-level deployment at ``rel`` (its path under ROOT, ``/``
+    separated): from the path alone (SHA-256, the same on every machine and Python), so each
+    shard decides alone, and a deployment added to the tree moves no other one."""
+    import hashlib  # prepare-all --shard only: not a start-up import
+
+    digest = hashlib.sha256(rel.encode("utf-8", "surrogateescape")).digest()
+    return int.from_bytes(digest[:8], "big") % count + 1
+
+
+def top_level(folders: Sequence[Path]) -> list[Path]:
+    """The folders no other of ``folders`` contains, in path order."""
+    known = set(folders)
+    return sorted((f for f in known if not any(a in known for a in f.parents)), key=str)
+
+
+def shard_deployments(root: Path, skip: Path | None, shard: tuple[int, int]) -> list[Path]:
+    """The top-level deployment packages under ``root`` that belong to ``shard`` (K, N). A
+    Placement's children are made inside its package, so they stay in their parent's shard."""
+    found = [folder for folder, _problem in deployment_packages(root, skip)]
+    k, n = shard
+    return [f for f in top_level(found) if shard_of(relative(root, f), n) == k]
+
+
+def _inside(folder: Path, within: Sequence[Path]) -> bool:
+    return any(folder == w or w in folder.parents for w in within)
+
+
+@contextlib.contextmanager
+def shard_lock(
+    root: Path,
+    skip: Path | None,
+    shard: tuple[int, int],
+    on_wait: Callable[[], None],
+    lock: dict[str, bool],
+    half_made: list[str],
+) -> Iterator[list[Path]]:
+    """A shard's locks, yielding its top-level deployments. ROOT is locked shared (a run of the
+    whole tree, which locks it exclusively, excludes every shard; shards do not exclude each
+    other), then each of the shard's deployments exclusively (shared under --check), in path
+    order: two runs whose shards overlap (another N, the same K twice) wait for each other and
+    never deadlock. A killed run's leftovers are finished in the shard's own deployments only
+    (another shard's files being written look the same); under --check their half-made folders
+    are listed in ``half_made``."""
+    exclusive, wait, use = lock["exclusive"], lock["wait"], lock["lock"]
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(tree_lock(root, exclusive=False, wait=wait, on_wait=on_wait, lock=use))
+        owned = shard_deployments(root, skip, shard)
+        for folder in owned:
+            stack.enter_context(
+                tree_lock(folder, exclusive=exclusive, wait=wait, on_wait=on_wait, lock=use)
+            )
+        for folder in owned:
+            if exclusive:
+                remove_leftovers(folder)
+            else:
+                half_made.extend(relative(root, Path(f)) for f in unfinished_folders(folder))
+        yield owned
+
+
 def fingerprint(folder: Path) -> tuple[tuple[str, int, int], ...]:
     """The package's files (subpackages included) by name, size and modification time."""
     found = []
@@ -563,8 +640,10 @@ def prepare_all(
     jobs: int = 1,
     check: bool = False,
     verbosity: int = 1,
+    within: Sequence[Path] | None = None,
 ) -> tuple[list[Outcome], Summary]:
-    """The passes over the tree (the caller holds the tree's lock)."""
+    """The passes over the tree (the caller holds the tree's lock); with ``within`` (a shard's
+    top-level deployments, the caller holding their locks) only the packages in them."""
     start = time.perf_counter()
     progress = Progress(verbosity, start, check)
     skip = catalog.resolve() if catalog is not None else None
@@ -578,6 +657,8 @@ def prepare_all(
     empty: frozenset[Path] = frozenset()
     for number in range(1, cap + 1):
         found = deployment_packages(root, skip)
+        if within is not None:
+            found = [(f, why) for f, why in found if _inside(f, within)]
         folders = [f for f, _problem in found]
         problems = dict(found)
         todo = [f for f in folders if check or seen.get(f) != fingerprint(f)]
@@ -673,6 +754,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--catalog")
     parser.add_argument("--max-iterations", type=int, dest="max_iterations")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--shard")
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--no-wait", action="store_true", dest="no_wait")
     parser.add_argument("--no-lock", action="store_true", dest="no_lock")
@@ -712,12 +794,19 @@ def main(argv: list[str]) -> int:
 
     lock = {"exclusive": not opts.check, "wait": not opts.no_wait, "lock": not opts.no_lock}
     half_made: list[str] = []
+    shard = parse_shard(opts.shard) if opts.shard is not None else None
+    skip = given.resolve() if given is not None else None
     try:
         # One writer per tree; --check only reads (shared: it waits for a writer to finish).
-        with tree_lock(root, on_wait=waiting, **lock):
-            if not opts.check:
+        with (
+            tree_lock(root, on_wait=waiting, **lock)
+            if shard is None
+            else shard_lock(root, skip, shard, waiting, lock, half_made)
+        ) as within:
+            # a shard's leftovers and half-made folders: shard_lock, in its deployments only
+            if shard is None and not opts.check:
                 remove_leftovers(root)  # what a killed run left: finished or removed
-            else:  # a folder a killed run put in place but did not finish (files pending)
+            elif shard is None:  # a folder a killed run put in place but did not finish
                 half_made = _half_made(root, given)
             with command_read_root(*allowed), cached_catalogs():
                 outcomes, summary = prepare_all(
@@ -727,6 +816,7 @@ def main(argv: list[str]) -> int:
                     jobs=max(1, opts.jobs),
                     check=opts.check,
                     verbosity=verbosity,
+                    within=within,
                 )
     except KrmError as exc:
         return _fail(str(exc), opts.output)
@@ -734,7 +824,7 @@ def main(argv: list[str]) -> int:
         return _fail(f"{exc.filename or root}: {exc.strerror or exc}", opts.output)
     sys.stdout.write(render(outcomes, summary, opts.output, opts.verbose))
     if verbosity > 0 or opts.check:
-        _tell(summary_line(summary))
+        _tell(summary_line(summary) + (f" (shard {opts.shard})" if shard is not None else ""))
     for outcome in [o for o in outcomes if o.errors] if verbosity == 0 else []:
         _tell(f"krmfn prepare-all: {outcome.id}: error: {'; '.join(outcome.errors)}")
     if verbosity == 0 and not summary.converged:
@@ -744,7 +834,10 @@ def main(argv: list[str]) -> int:
             f"prepare-all --check: {folder} is half made (a killed run put it in place with "
             "files still pending); prepare-all finishes it"
         )
-    if not outcomes:
+    if not outcomes and shard is not None:  # a shard may hold no deployment: not an error
+        if verbosity > 0:
+            _tell(f"krmfn prepare-all: shard {opts.shard}: no top-level deployment of it")
+    elif not outcomes:
         severity = "error" if opts.check else "warning"
         _tell(f"krmfn prepare-all: {severity}: no deployment package under {root}")
         if opts.check:
@@ -800,4 +893,6 @@ def _usage_problem(opts: argparse.Namespace) -> str:
         return "-q and -v exclude each other"
     if opts.catalog and not Path(opts.catalog).is_dir():
         return f"--catalog {opts.catalog} is not a folder"
+    if opts.shard is not None and parse_shard(opts.shard) is None:
+        return f"--shard takes K/N with 1 <= K <= N (1/4 to 4/4), not {opts.shard}"
     return ""
