@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -321,6 +322,22 @@ def test_usage_errors(tmp_path: Path) -> None:
     assert krmfn("prepare-all", "--catalog", str(tmp_path / "no"), str(tmp_path)).returncode == 2
     usage = krmfn("prepare-all", "--help")
     assert usage.returncode == 0 and "--check" in usage.stdout and "--jobs" in usage.stdout
+
+
+def test_help_and_the_readme_give_the_same_options() -> None:
+    """`krmfn prepare-all --help` and the synopsis of krmfn/preparer/README.md "prepare-all"
+    name the same options, and every option --help explains is in that README section."""
+    usage = krmfn("prepare-all", "--help").stdout
+    section = (ROOT / "krmfn/preparer/README.md").read_text().split("\n## prepare-all\n", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    synopsis = section.split("(module", 1)[0]
+
+    def options(text: str) -> set[str]:
+        return set(re.findall(r"(?<![\w-])--?[a-z][a-z-]*", text))
+
+    assert options(usage.split("\n\n", 1)[0]) == options(synopsis)
+    explained = re.findall(r"^  (--?[a-z][a-z-]*)", usage, re.MULTILINE)
+    assert explained and set(explained) <= options(section)
 
 
 # --- confinement -------------------------------------------------------------------------------
