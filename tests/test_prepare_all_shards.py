@@ -179,3 +179,17 @@ def test_an_empty_shard_and_usage_errors(tmp_path: Path) -> None:
     for bad in ("0/3", "4/3", "x", "1/0"):
         wrong = krmfn("prepare-all", "--shard", bad, tree)
         assert wrong.returncode == 2 and "--shard takes K/N" in wrong.stderr, wrong.stderr
+
+
+def test_a_root_that_is_itself_the_deployment_is_one_shard(tmp_path: Path) -> None:
+    """ROOT is the only top-level deployment: its shard locks ROOT as a whole-tree run does
+    (it locked itself out, shared then exclusive), the other shards have nothing to do."""
+    whole = copy_tree(EXAMPLE, tmp_path / "whole")
+    done = krmfn("prepare-all", "-q", whole / "oran-cu")
+    assert done.returncode == 0, done.stdout + done.stderr
+    tree = copy_tree(EXAMPLE, tmp_path / "tree")
+    mine = shard_of(".", 2)
+    for k in (3 - mine, mine):
+        done = krmfn("prepare-all", "-q", "--no-wait", "--shard", f"{k}/2", tree / "oran-cu")
+        assert done.returncode == 0, done.stdout + done.stderr
+    assert differences(snapshot(tree), snapshot(whole)) == []

@@ -423,8 +423,15 @@ def shard_lock(
     are listed in ``half_made``."""
     exclusive, wait, use = lock["exclusive"], lock["wait"], lock["lock"]
     with contextlib.ExitStack() as stack:
-        stack.enter_context(tree_lock(root, exclusive=False, wait=wait, on_wait=on_wait, lock=use))
-        owned = shard_deployments(root, skip, shard)
+        with contextlib.ExitStack() as shared:
+            shared.enter_context(
+                tree_lock(root, exclusive=False, wait=wait, on_wait=on_wait, lock=use)
+            )
+            owned = shard_deployments(root, skip, shard)
+            if root not in owned:
+                stack.enter_context(shared.pop_all())  # held until the shard ends
+        # ROOT itself the one deployment: locked as a whole-tree run locks it (a second lock
+        # of ROOT, exclusive beside our shared one, would wait for ourselves)
         for folder in owned:
             stack.enter_context(
                 tree_lock(folder, exclusive=exclusive, wait=wait, on_wait=on_wait, lock=use)
