@@ -19,6 +19,10 @@ COMMANDS = {
         "krmfn.merger.commands",
         "create TEMPLATE [--catalog DIR] [--merge FILE...] ... OUT_DIR | approve DIR...",
     ),
+    "specialize": (
+        "krmfn.ipam_allocator.specialize",
+        "ROOT [--network DIR] [--ledger FILE] [--check] [-o table|json] [-q]",
+    ),
     "deployments": (
         "krmfn.merger.listing",
         "list ROOT [--prepared|--unprepared] [--template P] ... [-o table|yaml|json]",
@@ -64,6 +68,51 @@ def _flushed(command: str) -> bool:
     return True
 
 
+class Stopped(BaseException):
+    """SIGINT, SIGTERM or SIGHUP arrived: the command stops (not an ``Exception``: no handler
+    of a package's errors takes it for one)."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(number)
+        self.number = number
+
+
+_STOPPING = ("SIGINT", "SIGTERM", "SIGHUP")
+
+
+def _stop_on_signals() -> None:
+    """SIGINT, SIGTERM and SIGHUP raise :class:`Stopped` in the main thread, once: the command
+    stops its workers and plugins (each file is old or new) and exits 128 + the signal. A
+    signal ignored when the command started (``nohup``) stays ignored."""
+    import signal
+
+    def stop(number: int, _frame: object) -> None:
+        for name in _STOPPING:  # the stop itself is never interrupted by a second signal
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+        raise Stopped(number)
+
+    for name in _STOPPING:
+        number = getattr(signal, name)
+        if signal.getsignal(number) is not signal.SIG_IGN:
+            signal.signal(number, stop)
+
+
+def _standard_fds() -> None:
+    """fds 0, 1 and 2 open (on /dev/null when the command started without one), so that no file
+    or lock the command opens takes their number, and stderr is a stream to write to."""
+    import os
+
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)  # the lowest free: fd
+    if sys.stderr is None:
+        sys.stderr = open(2, "w", closefd=False, errors="backslashreplace")  # noqa: SIM115
+    if sys.stdout is None:
+        sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
@@ -81,9 +130,22 @@ def main(argv: list[str] | None = None) -> int:
     if command in BY_NAME:
         return BY_NAME[command].main(rest)
     if command in COMMANDS:
-        module = importlib.import_module(COMMANDS[command][0])
+        _standard_fds()
+        _stop_on_signals()
         try:
+            module = importlib.import_module(COMMANDS[command][0])
             code = int(module.main([command, *rest]))
+        except Stopped as exc:
+            import signal
+
+            _quiet_stdout()
+            name = signal.Signals(exc.number).name
+            with contextlib.suppress(OSError, ValueError):
+                sys.stderr.write(
+                    f"krmfn {command}: stopped by {name}; each file is its old or its new "
+                    "content; run the command again to finish\n"
+                )
+            return 128 + exc.number
         except OSError as exc:  # an I/O error (stdout refused mid-way): a message, exit 1
             _quiet_stdout()
             where = f"{exc.filename}: " if exc.filename else "cannot write the output: "

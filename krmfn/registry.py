@@ -105,6 +105,18 @@ FUNCTIONS: tuple[Function, ...] = (
         "nad-generator",
         "NetworkAttachmentDefinitions once an Interface's claims are ready (Nephio's nad-fn)",
     ),
+    Function(
+        "dnn-generator",
+        "IPClaims for DataNetwork pools, their prefixes into its status (Nephio's dnn-fn)",
+    ),
+    Function(
+        "nfdeploy",
+        "the NFDeployment's spec from its requirements, the readiness gate (Nephio's nfdeploy-fn)",
+    ),
+    Function(
+        "ipam-allocator",
+        "IPClaim and VLANClaim status from an address space and a ledger in git (ipam-fn, vlan-fn)",
+    ),
 )
 
 BY_NAME = {function.name: function for function in FUNCTIONS}

@@ -26,7 +26,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._atomic import remove_leftovers, tree_lock, write_file
+    from ._atomic import (
+        make_folders,
+        remove_leftovers,
+        tree_lock,
+        unfinished_folders,
+        write_file,
+    )
     from ._background import fork_safe
     from ._gate import log as log
     from ._hashes import sha1_hex, sha256_digest, sha256_hex
@@ -77,11 +83,15 @@ if TYPE_CHECKING:
         ALLOW_READ_ENV,
         ANN_ID,
         ANN_LEGACY_ID,
+        MAX_TREE_FILE,
         Package,
+        TreeError,
+        UnlistableFolder,
         check_readable,
         command_read_root,
         content_of,
         is_kpt_internal,
+        kptfile_folders,
         package_tree_root,
         read_documents,
         read_file,
@@ -90,14 +100,16 @@ if TYPE_CHECKING:
         read_objects,
         read_package,
         read_roots,
+        read_tree_file,
         safe_target,
+        walk_tree,
         without_annotations,
         without_kpt_internal,
         write_package,
     )
     from .paths import format_path, parse_path
     from .pkgpath import check_path_annotations, check_relative_path, default_file_name
-    from .programs import TooMuchOutput, run_program
+    from .programs import TooMuchOutput, die_with_parent, run_program
     from .resourcelist import FunctionPackage, ResourceList
     from .results import Result, Results, Severity
     from .runner import read_files, run, run_resource_list, run_text
@@ -118,8 +130,10 @@ _WHERE = {
     "sha256_digest": "_hashes",
     "sha256_hex": "_hashes",
     "fork_safe": "_background",
+    "make_folders": "_atomic",
     "remove_leftovers": "_atomic",
     "tree_lock": "_atomic",
+    "unfinished_folders": "_atomic",
     "write_file": "_atomic",
     "Items": "collection",
     "has_annotations": "collection",
@@ -177,6 +191,12 @@ _WHERE = {
     "read_file": "package",
     "read_file_text": "package",
     "read_named_file": "package",
+    "read_tree_file": "package",
+    "walk_tree": "package",
+    "kptfile_folders": "package",
+    "MAX_TREE_FILE": "package",
+    "TreeError": "package",
+    "UnlistableFolder": "package",
     "read_objects": "package",
     "read_package": "package",
     "read_roots": "package",
@@ -191,6 +211,7 @@ _WHERE = {
     "default_file_name": "pkgpath",
     "TooMuchOutput": "programs",
     "run_program": "programs",
+    "die_with_parent": "programs",
     "FunctionPackage": "resourcelist",
     "ResourceList": "resourcelist",
     "Result": "results",
@@ -223,6 +244,7 @@ __all__ = [
     "ANN_PATH",
     "API_VERSION",
     "LABEL_NAMED_KINDS",
+    "MAX_TREE_FILE",
     "Condition",
     "Conditions",
     "ConfigError",
@@ -243,6 +265,8 @@ __all__ = [
     "Severity",
     "SubObject",
     "TooMuchOutput",
+    "TreeError",
+    "UnlistableFolder",
     "ValidationInfo",
     "add_readiness_gate",
     "cap_label",
@@ -255,6 +279,7 @@ __all__ = [
     "content_of",
     "default_file_name",
     "did_you_mean",
+    "die_with_parent",
     "dns_label",
     "field_validator",
     "fork_safe",
@@ -269,10 +294,12 @@ __all__ = [
     "is_kpt_internal",
     "is_kptfile",
     "is_local_config",
+    "kptfile_folders",
     "label_key_problem",
     "label_problem",
     "label_value_problem",
     "log",
+    "make_folders",
     "model_validator",
     "name_problem",
     "package_tree_root",
@@ -287,6 +314,7 @@ __all__ = [
     "read_objects",
     "read_package",
     "read_roots",
+    "read_tree_file",
     "remove_leftovers",
     "remove_readiness_gate",
     "run",
@@ -303,6 +331,8 @@ __all__ = [
     "subdomain_problem",
     "text_of",
     "tree_lock",
+    "unfinished_folders",
+    "walk_tree",
     "without_annotations",
     "without_kpt_internal",
     "write_file",

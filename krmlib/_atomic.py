@@ -150,14 +150,26 @@ def sync_folders(folders: Iterable[str | os.PathLike[str]]) -> None:
 
 
 def make_folders(folder: str | os.PathLike[str]) -> None:
-    """``mkdir -p``; an error names the folder (a regular file in the way included)."""
-    path = os.fspath(folder)
-    try:
-        os.makedirs(path, exist_ok=True)
-    except FileExistsError:
-        raise KrmError(f"cannot create the folder {path}: a file is in the way") from None
-    except OSError as exc:
-        raise io_error("create the folder", path, exc) from None
+    """``mkdir -p``, durably: the folder holding each new folder is ``fsync``-ed (the first
+    existing one above included), so a new folder is on disk before anything is put in it. An
+    error names the folder (a regular file in the way included)."""
+    path = os.path.abspath(os.fspath(folder))
+    missing: list[str] = []
+    current = path
+    while not os.path.isdir(current) and os.path.dirname(current) != current:
+        if os.path.lexists(current):
+            raise KrmError(f"cannot create the folder {path}: a file is in the way")
+        missing.append(current)
+        current = os.path.dirname(current)
+    for made in reversed(missing):
+        try:
+            os.mkdir(made)
+        except FileExistsError:
+            if not os.path.isdir(made):
+                raise KrmError(f"cannot create the folder {path}: a file is in the way") from None
+        except OSError as exc:
+            raise io_error("create the folder", path, exc) from None
+    sync_folders(os.path.dirname(made) for made in reversed(missing))
 
 
 class NewFolder:
@@ -281,6 +293,18 @@ def remove_leftovers(root: str | os.PathLike[str], *, recursive: bool = True) ->
     return handled
 
 
+def unfinished_folders(root: str | os.PathLike[str]) -> list[str]:
+    """The folders under ``root`` (symbolic links not followed, ``.git`` not entered) that a
+    killed writer put in place with files still under their pending names: half made, until
+    :func:`remove_leftovers` (any later run of a writing command) finishes them."""
+    found = []
+    for current, dirs, files in os.walk(os.fspath(root), followlinks=False):
+        dirs[:] = [d for d in dirs if d != ".git" and not is_leftover(d)]
+        if any(n.startswith(".") and n.endswith(PENDING_MARK) for n in files):
+            found.append(current)
+    return found
+
+
 def _remove_quietly(path: str) -> None:
     with suppress(OSError):
         os.unlink(path)
@@ -295,6 +319,25 @@ def _remove_tree_quietly(path: str) -> None:
 # --- one writer per tree -----------------------------------------------------------------------
 
 
+# The descriptors of the locks this process holds. A forked child (a worker, a plugin, the input
+# check) closes its copies at once: ``flock`` belongs to the open file description, so a child
+# holding a copy would keep the tree locked after this process died (issue 36.1).
+_HELD: set[int] = set()
+
+
+def _drop_locks_in_child() -> None:
+    for fd in _HELD:
+        with suppress(OSError):
+            os.close(fd)
+    _HELD.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_drop_locks_in_child)
+
+_NO_FLOCK = (errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL)  # a file system without flock
+
+
 class TreeLock:
     """The descriptors of a held :func:`tree_lock` (closed, so released, by :meth:`release`)."""
 
@@ -302,9 +345,11 @@ class TreeLock:
 
     def __init__(self, fds: list[int]) -> None:
         self.fds = fds
+        _HELD.update(fds)
 
     def release(self) -> None:
         for fd in self.fds:
+            _HELD.discard(fd)
             os.close(fd)
         self.fds = []
 
@@ -336,6 +381,7 @@ def lock_tree(
                     raise io_error("lock", current, exc) from None
                 continue  # a folder above that we may not open: not ours to lock
             fds.append(fd)
+            _HELD.add(fd)
             mode = fcntl.LOCK_EX if mine and exclusive else fcntl.LOCK_SH
             try:
                 fcntl.flock(fd, mode | fcntl.LOCK_NB)
@@ -343,9 +389,15 @@ def lock_tree(
             except BlockingIOError:
                 pass
             except OSError as exc:
-                if exc.errno in (errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL):
-                    continue  # a file system without flock: nothing to take
-                raise io_error("lock", current, exc) from None
+                if exc.errno not in _NO_FLOCK:
+                    raise io_error("lock", current, exc) from None
+                if mine and exclusive:  # no silent unlocked write (issue 36.5)
+                    raise KrmError(
+                        f"cannot lock {path}: its file system refuses flock "
+                        f"({exc.strerror or exc}); refused to write unlocked (--no-lock writes "
+                        "without the lock, when no other krmfn command writes this tree)"
+                    ) from None
+                continue  # a reader, or a folder above: nothing to take there
             if not wait:
                 raise KrmError(
                     f"another krmfn command is writing {path} (a lock on {current}); "
@@ -368,12 +420,18 @@ def tree_lock(
     exclusive: bool = True,
     wait: bool = True,
     on_wait: Callable[[], None] | None = None,
+    lock: bool = True,
 ) -> Iterator[None]:
     """One writer per tree: ``flock`` on ``folder`` (exclusive, or shared to only read) and a
     shared one on each folder above it. A command writing an enclosing or the same tree holds
     an exclusive lock on one of them, so the two exclude each other; two readers do not. When
     the lock is taken, ``on_wait`` is called once and the call waits, or with ``wait=False``
-    a :class:`KrmError` says who holds it. The lock goes with the process (a kill releases it)."""
+    a :class:`KrmError` says who holds it. The lock goes with the process (a kill releases it;
+    a forked child closes its copies at once). Where the file system refuses ``flock`` an
+    exclusive lock is a :class:`KrmError` (no unlocked write); ``lock=False`` takes none."""
+    if not lock:
+        yield
+        return
     held = lock_tree(folder, exclusive=exclusive, wait=wait, on_wait=on_wait)
     try:
         yield

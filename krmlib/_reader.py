@@ -39,7 +39,7 @@ import re
 import stat
 from typing import TYPE_CHECKING, Any
 
-from . import _background, _syntax, _yaml
+from . import _background, _syntax, _treefs, _yaml
 from .errors import InputError, KrmError, internal_error
 from .object import (
     ANN_INDEX,
@@ -202,8 +202,15 @@ def _read(
         # "%YAML 1.2" and "---" before the only document: read what follows them.
         skipped = text.count("\n", 0, start.end())
         text = text[start.end() :]
-    fast = _split(text, skipped, aliased)
-    parsed = fast if fast is not None else _parse_full(text)
+    if not aliased and _yaml.has_token(text, "*"):
+        aliased = True  # an alias and no anchor (an undefined alias): the full parse refuses it
+        fast = None
+    else:
+        fast = _split(text, skipped, aliased)
+    try:
+        parsed = fast if fast is not None else _parse_full(text)
+    except InputError as exc:
+        raise _in_item(exc, outline, skipped) from None
     items = parsed.items
     if outline is None:
         for index, obj in enumerate(items):
@@ -296,8 +303,9 @@ def _split(text: str, skipped: int = 0, aliased: bool = True) -> Parsed | None:
         elif key == "results":
             if value == "[]":
                 continue
-            if value:
-                return None
+            first = _CONTENT.search(body)
+            if value or (first is not None and not body.startswith("- ", first.start())):
+                return None  # results in flow style, or a mapping (v1beta1's shape): the parse
             parsed.input_results = body
         else:
             parsed.extra.append((key, f"{key}:{' ' + value if value else ''}\n{body}"))
@@ -373,6 +381,17 @@ def _node_object(node: Any, where: str) -> KubeObject:
     return KubeObject.read_node(node)
 
 
+def _in_item(exc: InputError, outline: _syntax.Outline | None, skipped: int) -> InputError:
+    """``exc`` (a parse error with its line) naming the item of ``items`` it is in."""
+    if exc.line is None or outline is None or not outline.items or exc.message.startswith("items["):
+        return exc
+    line = exc.line + skipped
+    index = sum(1 for head in outline.items if head.line <= line) - 1
+    if index < 0:
+        return exc
+    return InputError(f"items[{index}]: {exc.message}", line=line, column=exc.column)
+
+
 def check_item(obj: KubeObject, index: int) -> None:
     """Every item needs apiVersion, kind and metadata.name (read cheaply, parsed if unsure)."""
     try:
@@ -404,9 +423,10 @@ _BAD_NAME = re.compile(r"[/%\s\x00-\x1f\x7f]")
 
 # Patterns of the file and tree routes (and of a BOM): compiled on first use (re caches them),
 # so a function reading stdin does not pay for them at start-up.
-_MARKER = r"(?m)^(?:---|\.\.\.)(?=[ \t]|$)"
-_MARKER_REST = r"[ \t]*(?:#.*)?"
-_BLANK_OR_COMMENT = r"(?:[ \t]*(?:#[^\n]*)?(?:\n|$))*"
+# A CRLF file's line ends in "\r" before the "\n" (kpt reads CRLF files as LF ones).
+_MARKER = r"(?m)^(?:---|\.\.\.)(?=[ \t\r]|$)"
+_MARKER_REST = r"[ \t]*(?:#[^\r]*)?\r?"
+_BLANK_OR_COMMENT = r"(?:[ \t\r]*(?:#[^\n]*)?(?:\n|$))*"
 _LIST_KIND = r"(?m)^kind:[ \t]*['\"]?(?:List|ResourceList)['\"]?[ \t]*(?:#.*)?$"
 
 
@@ -513,20 +533,26 @@ def is_package_file(name: str) -> bool:
     return name == KPTFILE or name.endswith((".yaml", ".yml", ".json"))
 
 
-def package_files(folder: os.PathLike[str] | str, *, subpackages: bool = True) -> list[str]:
+def package_files(
+    folder: os.PathLike[str] | str, *, subpackages: bool = True, tree: bool = False
+) -> list[str]:
     """The resource files of the package at ``folder`` (relative, ``/``-separated) in kpt's
     order (``*.yaml``, ``*.yml``, ``*.json``, ``Kptfile``): each folder's entries by name,
     depth first; hidden files and folders included,
     symbolic links to files read through, links to folders not followed; each package's
     ``.krmignore`` applied to its own files; ``subpackages=False`` leaves out folders with their
-    own Kptfile."""
+    own Kptfile. ``tree=True``: the tree commands' rules instead (``krmlib/_treefs.py``: hidden
+    entries and every link left out, regular files only, an unlistable folder an error)."""
     found: list[str] = []
 
     def walk(directory: str, prefix: str, ignore: _Ignore | None, base: str) -> None:
-        try:
-            entries = sorted(os.scandir(directory), key=lambda e: e.name)
-        except OSError as exc:
-            raise KrmError(f"cannot read the folder {directory}: {exc.strerror}") from None
+        if tree:
+            entries = _treefs.entries(directory)
+        else:
+            try:
+                entries = sorted(os.scandir(directory), key=lambda e: e.name)
+            except OSError as exc:
+                raise KrmError(f"cannot read the folder {directory}: {exc.strerror}") from None
         for entry in entries:
             rel = f"{prefix}{entry.name}"
             if entry.is_dir(follow_symlinks=False):
@@ -539,7 +565,7 @@ def package_files(folder: os.PathLike[str] | str, *, subpackages: bool = True) -
                 walk(entry.path, rel + "/", ignore, base)
             elif (
                 is_package_file(entry.name)
-                and _is_file(entry)
+                and (_treefs.is_file(entry) if tree else _is_file(entry))
                 and (ignore is None or not ignore.ignored(rel[len(base) :], False))
             ):
                 found.append(rel)
@@ -641,23 +667,29 @@ def _glob(pattern: str) -> str:
 
 
 def read_tree(
-    folder: os.PathLike[str] | str, *, subpackages: bool = True, package: str | None = None
+    folder: os.PathLike[str] | str,
+    *,
+    subpackages: bool = True,
+    package: str | None = None,
+    tree: bool = False,
 ) -> list[tuple[str, list[tuple[str, KubeObject]]]]:
     """The package tree at ``folder`` as kpt reads it (:func:`package_files`): each file
     (relative to ``folder``) with its documents, each as (its text as read, the item annotated
     by :func:`annotate` with its path, its index in the file and, given ``package``, that
-    package folder)."""
+    package folder). ``tree=True``: the tree commands' rules (:func:`package_files`), each file
+    opened by ``_treefs.read_text``."""
     base = os.fspath(folder)
-    tree: list[tuple[str, list[tuple[str, KubeObject]]]] = []
-    for rel in package_files(base, subpackages=subpackages):
+    read = _treefs.read_text if tree else read_file_text
+    found: list[tuple[str, list[tuple[str, KubeObject]]]] = []
+    for rel in package_files(base, subpackages=subpackages, tree=tree):
         documents = []
-        objects = read_stream(read_file_text(os.path.join(base, rel), rel), rel, unwrap=False)
+        objects = read_stream(read(os.path.join(base, rel), rel), rel, unwrap=False)
         for index, obj in enumerate(objects):
             text = obj.to_yaml()
             annotate(obj, rel, index, package)
             documents.append((text, obj))
-        tree.append((rel, documents))
-    return tree
+        found.append((rel, documents))
+    return found
 
 
 # --- kpt's annotations ----------------------------------------------------------------------------

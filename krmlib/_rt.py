@@ -37,6 +37,10 @@ class _Representer(RoundTripRepresenter):
         # YAML 1.1 or 1.2 reader would take for another type (``yes``, ``1``, ``null``) is quoted.
         if type(data) is str:
             style = '"' if needs_quotes(data) else None
+            # No alias key: represent_scalar would file this key's node under the object
+            # represented last (an anchored value before it), and that value's aliases would
+            # then name the key (``&id001 labels:``).
+            self.alias_key = None
             return self.represent_scalar("tag:yaml.org,2002:str", data, style=style)
         return super().represent_key(data)
 
@@ -45,6 +49,17 @@ _Representer.add_representer(str, _represent_str)
 
 
 class _Constructor12(RoundTripConstructor):
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        # Every anchor keeps the name it was written with. ruamel drops names of its own
+        # pattern (id001, id002: PyYAML's and kyaml's too) from maps and lists and makes new
+        # ones on a dump, from id001 again: a kept scalar anchor id001 and a renamed map then
+        # share a name, and a later alias reads the wrong value (the layout oracle found it).
+        data = super().construct_object(node, deep=deep)
+        kept = node.anchor and isinstance(data, CommentedMap | CommentedSeq)
+        if kept and data.yaml_anchor() is None:
+            data.yaml_set_anchor(node.anchor)
+        return data
+
     def construct_yaml_sbool(self, node: Any) -> Any:
         value = super().construct_yaml_sbool(node)
         if node.value in ("true", "false") or not isinstance(value, bool):
@@ -80,6 +95,13 @@ _Representer.add_representer(StyledNull, _represent_styled)
 
 
 def _make_yaml() -> YAML:
+    import warnings
+
+    from ruamel.yaml.error import ReusedAnchorWarning
+
+    # kpt's ResourceList reuses each file's anchor names (id001 in many items); an alias reads
+    # the nearest anchor before it, as YAML says: legal, and not worth a line on stderr.
+    warnings.filterwarnings("ignore", category=ReusedAnchorWarning)
     engine = YAML(typ="rt")
     engine.Constructor = _Constructor12
     engine.Representer = _Representer
@@ -128,6 +150,12 @@ def _parse(load: Callable[[], T]) -> T:
         raise InputError(f"invalid YAML: {exc}") from None
     except RecursionError:
         raise InputError("YAML nesting too deep") from None
+    finally:
+        # A "%YAML"/"%TAG" directive read stays on the engine and would start every later
+        # dump (an item written as "- %YAML 1.2"): what was read is forgotten.
+        engine = _engine()
+        engine.version = None
+        engine.tags = None
 
 
 def dump_rt(node: Any) -> str:

@@ -2,8 +2,14 @@
 namespace), ``metadata.labels``/``annotations``, and the value at a path of keys.
 
 kpt writes items in one regular block style; these scans read that style and give way (``None``,
-or :data:`UNSURE` for a path) on anything else (flow maps, anchors, tags, escapes), and the
-caller then parses the item for real.
+or :data:`UNSURE` for a path) on anything else, and the caller then parses the item for real.
+
+Layouts answered: 2-space block maps (an ``items`` entry's keys two deep after ``- ``), plain and
+one-line quoted scalars, comments outside the entries read. Handed over: flow maps
+(``metadata: {...}``), 3- or 4-space indentation, quoted, complex or merge keys, anchors,
+aliases, tags, escapes, scalars or flow collections over several lines (:func:`open_scalar`),
+CRLF, tabs, JSON documents, ``---``/``%YAML`` lines. ``tests/test_layout_properties.py`` holds
+every certain answer to the full parser on generated layouts.
 """
 
 from __future__ import annotations
@@ -39,12 +45,25 @@ _HEAD = {
 }
 
 
+# A line of the top level or two deeper that starts with no simple key: a quoted, complex or merge
+# key, a flow collection, an anchor, an alias, a tag, a directive, a block scalar indicator (a
+# JSON document too). Its key could be any of the header's: unsure.
+_HEAD_ODD = {
+    True: re.compile(r"\n(?:- |  )(?:  )?[\"'?{\[<&*!%@`|>]"),
+    False: re.compile(r"\n(?:  )?[\"'?{\[<&*!%@`|>]"),
+}
+
+
 def scan_header(text: str, item_form: bool) -> tuple[str, str, str, str] | None:
     """(apiVersion, kind, name, namespace) of an item's text, or None when unsure.
 
     Reads kpt's layout only: metadata's children indented by two. Any doubt (a duplicate key, a
     value that is not a simple scalar, metadata in flow style) answers None.
     """
+    if "\r" in text or open_scalar(text):
+        return None  # CRLF line ends; a scalar over several lines (its lines are no keys)
+    if _HEAD_ODD[item_form].search("\n" + text) is not None:
+        return None
     top: dict[str, str] = {}
     meta: dict[str, str] = {}
     current = ""
@@ -79,22 +98,27 @@ _MAP_KEY = re.compile(r"([A-Za-z0-9][A-Za-z0-9._/-]*): ?(.*)")
 def scan_metadata_map(text: str, item_form: bool, section: str) -> dict[str, str] | None:
     """``metadata.<section>`` (labels, annotations) of an item's text as strings; None if unsure.
 
-    Reads kpt's layout only: the map's entries one per line, two deeper than ``section:``, with
-    simple scalar values. Anything else (a value that is not a plain string, a flow map, comments,
-    continuation lines) answers None and the caller parses the item.
+    Reads kpt's layout only: ``metadata:`` alone on its line, its entries simple keys two deeper
+    (``absent`` is certain only then), the map's entries one per line, two deeper than
+    ``section:``, with simple scalar values. Anything else (flow metadata or a flow map, 3- or
+    4-space indentation, quoted or merge keys, a value that is not a plain string, comments or
+    blank lines among the entries, continuation lines, CRLF) answers None and the caller parses.
     """
+    if "\r" in text or "\t" in text:
+        return None  # CRLF line ends, tabs: the parser reads them
     base = 2 if item_form else 0
+    if text[base : base + 1] == " ":
+        return None  # the item's keys are deeper than kpt's two (4-space, 3-space layouts)
     meta = text.find(f"\n{' ' * base}metadata:")
     if meta < 0:
         return None
+    end = _block_end(text, meta + 1, base)
+    if _odd_metadata(text, meta + base + 10, end, base) or open_scalar(text):
+        return None
     head = f"\n{' ' * (base + 2)}{section}:"
-    at = text.find(head, meta)
+    at = text.find(head, meta, end)
     if at < 0:
-        # absent only if the metadata block really ends without it
-        end = _block_end(text, meta + 1, base)
-        return {} if text.find(head, meta, end) < 0 else None
-    if at > _block_end(text, meta + 1, base):
-        return {}
+        return {}  # metadata's every entry is a simple key two deeper: the section is absent
     line_end = text.find("\n", at + 1)
     rest = text[at + len(head) : line_end if line_end >= 0 else len(text)]
     if rest.strip():
@@ -106,8 +130,8 @@ def scan_metadata_map(text: str, item_form: bool, section: str) -> dict[str, str
         nl = text.find("\n", pos)
         line = text[pos : nl if nl >= 0 else len(text)]
         pos = nl + 1 if nl >= 0 else len(text)
-        if not line.strip():
-            return None
+        if not line.strip() or line.lstrip(" ").startswith("#"):
+            return None  # blank lines, comments among the entries: parse
         if not line.startswith(entry_indent):
             if len(line) - len(line.lstrip(" ")) <= base + 2:
                 break
@@ -133,11 +157,77 @@ _NOT_STRING = re.compile(
 )
 
 
-_BLOCK_END = {indent: re.compile(r"\n {0," + str(indent) + r"}(?=[^ \n])") for indent in (0, 2)}
+# metadata's block in kpt's layout: ``metadata:`` alone on its line (a comment at most), then
+# its entries, each a simple ``key:`` exactly two deeper (or lines deeper still: their values,
+# or comments). A flow map (``metadata: {...}``), an anchor or alias, a tag, entries deeper or
+# shallower than two (4-space or 3-space layouts), a quoted, complex or merge (``<<``) key: odd.
+_META_LINE_OK = re.compile(r"[ ]*(?:#[^\n]*)?\n")
+_META_ODD = {
+    base: re.compile(
+        r"\n(?! {%d}[A-Za-z0-9_][A-Za-z0-9._/-]*:[ \n]| {%d,}[^ \n]| *#| *\n)"  # noqa: UP031
+        % (base + 2, base + 3)
+    )
+    for base in (0, 2)
+}
+# A quoted scalar or a flow collection opened after a space ("key: ", "- ", an indent) and not
+# closed on its line: it goes on over the next lines, which then are no keys, whatever their
+# indent (libyaml reads a quoted scalar's next line at its key's indent). One at column 0 (a
+# quoted top-level key, a JSON document) counts as open too (:func:`open_scalar`).
+OPEN_SCALAR = re.compile(
+    r""" (?:"(?:[^"\\\n]|\\[^\n])*\\?\n|'(?:[^'\n]|'')*\n|[\[{][^\n]*(?<![\]}])\n)"""
+)
+_COLUMN_0_OPEN = ("'", '"', "[", "{")
+_LAST_OPEN: list[tuple[str, bool]] = [("", False)]  # the last text asked about, and its answer
+
+
+def open_scalar(text: str) -> bool:
+    """Whether a quoted scalar or flow collection in ``text`` goes on over lines (see
+    :data:`OPEN_SCALAR`). The scans and the splice ask it of the same item's text several
+    times in a row (labels, annotations, a value, a label set): the last answer is kept."""
+    last, answer = _LAST_OPEN[0]
+    if text is last or text == last:
+        return answer
+    answer = (
+        text[:1] in _COLUMN_0_OPEN
+        or any(f"\n{quote}" in text for quote in _COLUMN_0_OPEN)
+        or OPEN_SCALAR.search(text) is not None
+    )
+    _LAST_OPEN[0] = (text, answer)
+    return answer
+
+
+def closed_edit(old: str, new: str) -> None:
+    """``new`` is ``old`` with lines added or changed that hold no open scalar (a splice's
+    simple lines): what :func:`open_scalar` knew of ``old`` holds for ``new``."""
+    last, answer = _LAST_OPEN[0]
+    if not answer and (old is last or old == last):
+        _LAST_OPEN[0] = (new, False)
+
+
+_FIRST_CHILD = {
+    base: re.compile(r"(?: *(?:#[^\n]*)?\n)* {%d}[^ #\n]" % (base + 2))  # noqa: UP031
+    for base in (0, 2)
+}
+
+
+def _odd_metadata(text: str, key_end: int, end: int, base: int) -> bool:
+    """Whether metadata's block (its key's colon ends at ``key_end``, the block at ``end``) is
+    other than kpt's layout: then its labels and annotations are parsed, never guessed."""
+    line = _META_LINE_OK.match(text, key_end)
+    if line is None:
+        return True  # a flow map, an anchor, an alias, a tag or a scalar after "metadata:"
+    first = _FIRST_CHILD[base].match(text, line.end())
+    if first is None or first.end() > end:
+        return True  # the entries are not two deeper than the key (or there are none)
+    return _META_ODD[base].search(text, line.end() - 1, end) is not None
+
+
+_BLOCK_END = {indent: re.compile(r"\n {0," + str(indent) + r"}(?=[^ \n#])") for indent in (0, 2)}
 
 
 def _block_end(text: str, start: int, indent: int) -> int:
-    """Where the block that starts at ``start`` ends: the next line indented ``indent`` or less."""
+    """Where the block that starts at ``start`` ends: the next line indented ``indent`` or less
+    (a comment line, at any indent, is no end)."""
     match = _BLOCK_END[indent].search(text, start)
     return match.start() if match else len(text)
 
@@ -176,11 +266,15 @@ def scan_value(text: str, item_form: bool, keys: tuple[str, ...]) -> object:
     two-space indent; else a document), :data:`ABSENT`, or :data:`UNSURE`."""
     if not keys or len(text) > _SCAN_LIMIT or "\t" in text or "\r" in text:
         return UNSURE
+    if open_scalar(text):
+        return UNSURE  # a scalar or flow collection over several lines: its lines are no keys
     if item_form:
-        if not text.startswith("- "):
-            return UNSURE
+        if not text.startswith("- ") or text[2:3] == " ":
+            return UNSURE  # the item's keys deeper than kpt's two: parse
         text, indent = "\n  " + text[2:], 2
     else:
+        if text[:1] == " ":
+            return UNSURE
         text, indent = "\n" + text, 0
     try:
         at = 0

@@ -2,9 +2,11 @@
 
 A function that labels every item would otherwise re-serialise every item through the round trip.
 kpt writes items in one regular block style, so setting ``metadata.labels.x`` is finding the right
-lines and splicing one or two new ones in. Anything unusual (flow style, anchors, tags, block
-scalars, comments where the new line would go) returns None and the caller takes the round trip;
-property tests hold the two paths to the same output.
+lines and splicing one or two new ones in. Anything unusual (flow style, anchors or aliases on the
+path, tags, block scalars, comments where the new line would go, a map whose entries are deeper
+than the splice would write them: 3- or 4-space layouts, quoted keys, scalars over several lines,
+CRLF) returns None and the caller takes the round trip, which also de-anchors what it edits;
+tests/test_layout_properties.py holds the splice to the full parser on generated layouts.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from ._emit import entry_lines, seq_lines
 from ._scalars import needs_quotes
+from ._scan import closed_edit, open_scalar
 
 _SIMPLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
 _KEY_LINE = re.compile(r"^( *)([A-Za-z0-9][A-Za-z0-9._/-]*):(?: (.*))?$")
@@ -40,6 +43,7 @@ def splice_set(
     if item_form and len(keys) == 3 and keys[0] == "metadata" and isinstance(value, str):
         fast = _set_metadata_entry(text, keys[1], keys[2], value)
         if fast is not None:
+            closed_edit(text, fast)
             return fast
     return _splice_lines(text, item_form, keys, value, current)
 
@@ -113,6 +117,8 @@ def _read_view(text: str, item_form: bool, keys: tuple[str, ...]) -> tuple[list[
         view = lines
     if "\t" in text and any("\t" in line[: len(line) - len(line.lstrip())] for line in view):
         return None
+    if "\r" in text or open_scalar(text):
+        return None  # CRLF line ends; a scalar over several lines (its lines are no keys)
     return view, trailing_newline
 
 
@@ -231,6 +237,8 @@ def _set_metadata_entry(text: str, section: str, key: str, value: str) -> str | 
     if block is None:
         return None
     block_end = block.end()  # the line after metadata's entries (or the end of the text)
+    if open_scalar(text):
+        return None  # a scalar over several lines: its lines are no keys
     if block_end < len(view) and view[block_end + 2 : block_end + 3] in (" ", "#", "\n", ""):
         return None  # not a top-level key next: blank lines, comments, odd indentation
     keys = _META_KEY.findall(view, meta - 1, block_end)
@@ -328,8 +336,8 @@ def _find_key(
         current = len(line) - len(stripped)
         if stripped.startswith("#"):
             continue
-        if current < indent:
-            return None
+        if current < indent or (not positions and current > indent):
+            return None  # the map's entries are not where the splice writes (4-space layouts)
         last_content = index + 1
         if current > indent or stripped.startswith("- ") or stripped == "-":
             continue  # inside a child's value (deeper lines, or a compact sequence)

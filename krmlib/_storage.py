@@ -194,7 +194,10 @@ class Storage:
         if self.node is not None:
             return self.node
         if self.plain is None:
-            self.plain = _yaml.load_plain(self.doc_text())
+            try:
+                self.plain = _yaml.load_plain(self.doc_text())
+            except InputError as exc:
+                raise self._named(exc) from None
             if not isinstance(self.plain, dict):
                 raise InputError("item is not a mapping", obj=None)
         return self.plain
@@ -223,6 +226,16 @@ class Storage:
                 scanned[keys] = found
             return MISSING if found is _scan.ABSENT else found
         return walk(self.read(), keys, obj)
+
+    def _named(self, exc: InputError) -> InputError:
+        """``exc`` (the item's text refused by the parse) naming the item, its line counted
+        in the item."""
+        if exc.obj is not None or self.text is None:
+            return exc
+        head = self.header or _scan.scan_header(self.src, self.form == "item")
+        where = f"line {exc.line} of " if exc.line is not None else ""
+        what = f"{head[1]} {head[2]}" if head is not None else "an item"
+        return InputError(f"{exc.message} ({where}{what})", field=exc.field)
 
     def release(self) -> None:
         """Forget what reading parsed while the text is still the object's (edits are kept)."""
@@ -306,6 +319,7 @@ class Storage:
                 return spliced
         if _yaml.to_plain(walk(self.read(), keys, obj)) == value:
             return False
+        self._own_path(keys)
         if not self.is_new and self._add_path(keys, value):
             return True
         parent = self._parent(keys, True, obj)
@@ -329,11 +343,45 @@ class Storage:
         """Remove the field at ``keys``; True if it was there."""
         if not keys or walk(self.read(), keys, obj) is MISSING:
             return False
+        self._own_path(keys)
         parent = self._parent(keys, False, obj)
         del parent[keys[-1]]
         self.dirty = True
         self.forget_header(keys)
         return True
+
+    def _own_path(self, keys: tuple[Key, ...]) -> None:
+        """Make every map and list on the path of ``keys`` the object's own before an edit of
+        the round-trip tree: an edit never reaches through an alias (``labels: *l`` edited
+        leaves ``matchLabels: &l`` as it was), nor through an anchor others alias, nor into a
+        map a merge key (``<<: *base``) brings. The edited occurrence gets an expanded copy
+        (as kyaml's de-anchoring expands it), or, when it is the anchor and its aliases are in
+        this object, each alias does; an anchor no edit reaches stays as it is. The text
+        splicer never edits through an anchor or alias (it gives way to this tree)."""
+        if self.is_new:
+            return  # plain values: nothing shared
+        node = self.tree()
+        for key in keys:
+            child = _child(node, key)
+            if not isinstance(child, dict | list):
+                return
+            if isinstance(key, str) and _merged(node, key):
+                child = _yaml.to_node(_yaml.to_plain(child))
+                node[key] = child  # the merged value as the map's own key
+            elif _anchored(child):
+                child = self._unshare(node, key, child)
+            node = child
+
+    def _unshare(self, parent: Any, key: Key, child: Any) -> Any:
+        """``parent[key]`` (an anchored node) as a node no other place of the object shares."""
+        places = _places(self.tree(), child)
+        if len(places) > 1 and places[0][0] is parent and places[0][1] == key:
+            for container, at in places[1:]:  # the anchor is edited: its aliases expand
+                container[at] = _yaml.to_node(_yaml.to_plain(child))
+            return child
+        own = _yaml.to_node(_yaml.to_plain(child))  # an alias (or an anchor an item may share)
+        parent[key] = own
+        return own
 
     def _add_path(self, keys: tuple[Key, ...], value: Any) -> bool:
         """Add a missing map path in one go (so that comments after the map it joins stay after
@@ -473,6 +521,38 @@ def _add_key(parent: Any, key: Key, value: Any) -> None:
     from ._rt import add_key
 
     add_key(parent, key, value)
+
+
+def _anchored(node: Any) -> bool:
+    """A round-trip node with an anchor (an alias is the same node as its anchor)."""
+    anchor = getattr(node, "yaml_anchor", None)
+    return anchor is not None and anchor() is not None
+
+
+def _merged(node: Any, key: str) -> bool:
+    """``key`` of a round-trip map comes from a merge key (``<<``), not from the map itself."""
+    own = getattr(node, "_ok", None)
+    return own is not None and bool(getattr(node, "merge", None)) and key not in own
+
+
+def _places(root: Any, target: Any) -> list[tuple[Any, Key]]:
+    """Where ``target`` sits under ``root`` (container, key), in document order."""
+    found: list[tuple[Any, Key]] = []
+    seen: set[int] = set()
+
+    def visit(node: Any) -> None:
+        if id(node) in seen:
+            return
+        seen.add(id(node))
+        entries = node.items() if isinstance(node, dict) else enumerate(node)
+        for at, value in entries:
+            if value is target:
+                found.append((node, at))
+            elif isinstance(value, dict | list):
+                visit(value)
+
+    visit(root)
+    return found
 
 
 def _str(value: Any) -> str:

@@ -47,10 +47,20 @@ class Constructor(yaml.constructor.SafeConstructor):
         seen: set[Any] = set()
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=True)
-            if key in seen:
-                mark = key_node.start_mark
+            mark = key_node.start_mark
+            if isinstance(key, list | dict):  # unhashable: no Kubernetes field has one
                 raise InputError(
-                    f"duplicate key {key!r}", line=mark.line + 1, column=mark.column + 1
+                    "a complex key (a list or a map used as a key) is not a field name",
+                    line=mark.line + 1,
+                    column=mark.column + 1,
+                )
+            if key in seen:
+                import json  # a duplicate only
+
+                raise InputError(
+                    f"duplicate key {json.dumps(key, default=str)}",
+                    line=mark.line + 1,
+                    column=mark.column + 1,
                 )
             seen.add(key)
         return super().construct_mapping(node, deep=deep)

@@ -69,13 +69,17 @@ def get_readiness_gates(kptfile: KubeObject, path: str = GATES) -> list[str]:
 
 
 def add_readiness_gate(kptfile: KubeObject, condition_type: str, path: str = GATES) -> bool:
-    """Add ``{conditionType}`` to the gates at ``path`` unless present; True if added."""
+    """Add ``{conditionType}`` to the gates at ``path`` unless present; True if added.
+
+    The list is written whole (its entries kept, the new one last): one edit of the item's
+    text, without the round-trip parser, also when ``info`` is not there yet.
+    """
     gates = get_readiness_gates(kptfile, path)
     if condition_type in gates:
         return False
     raw = kptfile.get(path, [])
-    index = len(raw) if isinstance(raw, list) else 0
-    return kptfile.set(f"{path}[{index}]", {"conditionType": condition_type})
+    entries = list(raw) if isinstance(raw, list) else []
+    return kptfile.set(path, [*entries, {"conditionType": condition_type}])
 
 
 def remove_readiness_gate(kptfile: KubeObject, condition_type: str, path: str = GATES) -> bool:

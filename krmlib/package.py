@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from . import _reader, _yaml
+from . import _reader, _treefs, _yaml
 from .errors import KrmError
 from .object import (
     ANN_INDEX,
@@ -67,12 +67,16 @@ __all__ = [
     "ANN_LEGACY_ID",
     "KPT_INTERNAL_KEYS",
     "KPT_INTERNAL_PREFIXES",
+    "MAX_TREE_FILE",
     "Package",
+    "TreeError",
+    "UnlistableFolder",
     "allowed_read_roots",
     "command_read_root",
     "content_of",
     "is_kpt_internal",
     "is_package_file",
+    "kptfile_folders",
     "package_files",
     "package_tree_root",
     "read_documents",
@@ -82,7 +86,9 @@ __all__ = [
     "read_objects",
     "read_package",
     "read_roots",
+    "read_tree_file",
     "safe_target",
+    "walk_tree",
     "without_kpt_internal",
     "write_package",
 ]
@@ -224,6 +230,14 @@ is_package_file = _reader.is_package_file
 split_documents = _reader.split_documents
 read_file_text = _reader.read_file_text
 
+# The tree commands' one way to list a package tree and open its files (krmlib/_treefs.py).
+MAX_TREE_FILE = _treefs.MAX_TREE_FILE
+TreeError = _treefs.TreeError
+UnlistableFolder = _treefs.UnlistableFolder
+read_tree_file = _treefs.read_text
+walk_tree = _treefs.walk
+kptfile_folders = _treefs.kptfile_folders
+
 
 def package_files(folder: Path, *, subpackages: bool = True) -> list[str]:
     """The resource files of the package at ``folder`` (relative, ``/``-separated), as kpt
@@ -241,39 +255,52 @@ def read_documents(text: str, where: str) -> list[KubeObject]:
     return _reader.read_stream(text, where)
 
 
-def read_file(path: Path, rel: str | None = None) -> list[KubeObject]:
+def read_file(path: Path, rel: str | None = None, *, tree: bool = False) -> list[KubeObject]:
     """The objects of one regular file, with path (``rel``, default the file's name) and index
-    annotations, as kpt gives them."""
+    annotations, as kpt gives them. ``tree=True``: opened as the tree commands open a file
+    (``krmlib/_treefs.py``: not through a symbolic link, within :data:`MAX_TREE_FILE`)."""
     name = rel or _path(path).name
-    objects = _reader.read_stream(read_file_text(path, str(path)), str(path))
+    read = _treefs.read_text if tree else read_file_text
+    objects = _reader.read_stream(read(path, str(path)), str(path))
     for index, obj in enumerate(objects):
         _reader.annotate(obj, name, index, None)
     return objects
 
 
-def read_objects(path: Path) -> list[KubeObject]:
-    """The objects of a file, or of every resource file of a folder (as :func:`read_package`)."""
-    return read_package(path) if os.path.isdir(path) else read_file(path)
+def read_objects(path: Path, *, tree: bool = False) -> list[KubeObject]:
+    """The objects of a file, or of every resource file of a folder (as :func:`read_package`);
+    ``tree=True``: under the tree commands' rules, a symbolic link refused, not followed."""
+    if tree and os.path.islink(path):
+        raise _treefs.TreeError(f"{path} is a symbolic link; links are not followed")
+    if os.path.isdir(path):
+        return read_package(path, tree=tree)
+    return read_file(path, tree=tree)
 
 
 def read_package(
-    folder: Path, *, subpackages: bool = True, package_path: bool = False, annotate: bool = True
+    folder: Path,
+    *,
+    subpackages: bool = True,
+    package_path: bool = False,
+    annotate: bool = True,
+    tree: bool = False,
 ) -> list[KubeObject]:
     """The items of the package at ``folder`` as kpt reads them: every document of every
     resource file (a ``v1 List`` document kept as one item), with path and index annotations
     (both spellings) relative to ``folder``; ``package_path=True`` also names the folder
     (``internal.config.kubernetes.io/package-path``) on each item, as ``kpt fn render`` does.
     ``annotate=False``: the documents as the files hold them, without kpt's annotations (a
-    quick look: cheaper, not for writing back)."""
+    quick look: cheaper, not for writing back). ``tree=True``: as the tree commands read a
+    package (``krmlib/_treefs.py``: hidden entries and symbolic links left out, regular files
+    within :data:`MAX_TREE_FILE`, an unlistable folder an error)."""
     if not annotate:
+        read = _treefs.read_text if tree else read_file_text
         return [
             obj
-            for rel in package_files(folder, subpackages=subpackages)
-            for obj in _reader.read_stream(
-                read_file_text(os.path.join(folder, rel), rel), rel, unwrap=False
-            )
+            for rel in _reader.package_files(folder, subpackages=subpackages, tree=tree)
+            for obj in _reader.read_stream(read(os.path.join(folder, rel), rel), rel, unwrap=False)
         ]
-    return Package.read(folder, subpackages=subpackages, package_path=package_path).items
+    return Package.read(folder, subpackages=subpackages, package_path=package_path, tree=tree).items
 
 
 class _Original(NamedTuple):
@@ -300,14 +327,24 @@ class Package:
         self.files: dict[str, list[_Original]] = {} if files is None else files
 
     @classmethod
-    def read(cls, folder: Path, *, subpackages: bool = True, package_path: bool = False) -> Package:
-        """The package at ``folder`` as kpt reads it (:func:`read_package`), with what each
-        file held, to write back only what changed."""
+    def read(
+        cls,
+        folder: Path,
+        *,
+        subpackages: bool = True,
+        package_path: bool = False,
+        tree: bool = False,
+    ) -> Package:
+        """The package at ``folder`` as kpt reads it (:func:`read_package`; ``tree=True``: as
+        the tree commands read it), with what each file held, to write back only what
+        changed."""
         folder = _path(folder)
         package = str(folder.resolve()) if package_path else None
         items: list[KubeObject] = []
         files: dict[str, list[_Original]] = {}
-        for rel, documents in _reader.read_tree(folder, subpackages=subpackages, package=package):
+        for rel, documents in _reader.read_tree(
+            folder, subpackages=subpackages, package=package, tree=tree
+        ):
             originals = files.setdefault(rel, [])
             for text, obj in documents:
                 originals.append(_Original(text, obj.to_yaml()))

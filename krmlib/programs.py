@@ -7,7 +7,8 @@ forget it: every program a function starts passes here, as every write passes ``
 
 Then the program runs in a process group of its own, its stdin written and its stdout and stderr
 read at once (no pipe fills up while another waits), under one deadline and with a cap on what it
-may print; on a timeout, too much output or an interrupt the whole group is killed and reaped.
+may print; on a timeout, too much output or an interrupt the whole group is killed and reaped,
+with every process the program started, one that left its session (``setsid``) included.
 A caller may give ``child``, a function to run in a forked copy of this process instead of
 starting ``argv`` (the preparer's warm Python plugins): the child is set up as the process would
 be (its own session, the working folder, the pipes on fds 0, 1 and 2) and the limits are the
@@ -91,6 +92,8 @@ def _spawn(argv: Sequence[str], cwd: str | None, fds: list[int]) -> int:
     ``fds`` (stdin's write end, stdout's and stderr's read ends), ours to close."""
     import subprocess
 
+    parent = os.getpid()
+    _pdeathsig()
     proc = subprocess.Popen(
         list(argv),
         stdin=subprocess.PIPE,
@@ -98,6 +101,8 @@ def _spawn(argv: Sequence[str], cwd: str | None, fds: list[int]) -> int:
         stderr=subprocess.PIPE,
         cwd=cwd,
         start_new_session=True,
+        # Killed with this process (its deadline dies with it); only where a fork is safe.
+        preexec_fn=(lambda: die_with_parent(parent)) if fork_safe() else None,  # noqa: PLW1509
     )
     for stream in (proc.stdin, proc.stdout, proc.stderr):
         assert stream is not None
@@ -112,6 +117,7 @@ def _fork(child: Callable[[], int], cwd: str | None, fds: list[int]) -> int:
     own, ``cwd`` entered, the pipes on fds 0, 1 and 2 and no other of ours open."""
     import sys
 
+    _pdeathsig()  # looked up here, once, not in every child
     folder = os.open(cwd, os.O_RDONLY | os.O_DIRECTORY) if cwd is not None else None
     ends: list[int] = []
     try:
@@ -121,8 +127,10 @@ def _fork(child: Callable[[], int], cwd: str | None, fds: list[int]) -> int:
         for stream in (sys.stdout, sys.stderr):  # nothing buffered here is written twice
             with contextlib.suppress(Exception):
                 stream.flush()
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child (tested through what it does)
+            die_with_parent(parent)
             _become(child, (stdin_r, stdout_w, stderr_w), [*ends, *fds], folder)
         fds.extend((stdin_w, stdout_r, stderr_r))  # ours (run_program closes them)
         ends = [stdin_r, stdout_w, stderr_w]  # the child's
@@ -148,12 +156,50 @@ def _become(  # pragma: no cover - runs in the forked child
             os.dup2(fd, target)
         for fd in {*ours, *high, *([folder] if folder is not None else [])} - {0, 1, 2}:
             os.close(fd)
+        # Nothing else of the parent's stays open here (a lock, a pool's pipes, a file).
+        os.closerange(3, _fd_limit())
         code = child()
     except BaseException as exc:  # a failure to set up: say what, as a program would
         with contextlib.suppress(Exception):
             os.write(2, f"krmlib: cannot start the program: {exc!r}\n".encode())
     finally:
         os._exit(code)
+
+
+def _fd_limit() -> int:
+    import resource
+
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return soft if 0 < soft < 1 << 20 else 1 << 20
+
+
+_PR_SET_PDEATHSIG = 1
+_PDEATHSIG: list[Callable[[], int]] = []  # the prctl call, once looked up
+
+
+def _pdeathsig() -> None:
+    """Look up Linux's ``prctl`` once, in the parent, so that a forked child only calls it."""
+    if not _PDEATHSIG:
+        try:
+            import ctypes
+            import signal
+
+            prctl = ctypes.CDLL(None, use_errno=True).prctl
+            number = int(signal.SIGKILL)
+            _PDEATHSIG.append(lambda: int(prctl(_PR_SET_PDEATHSIG, number, 0, 0, 0)))
+        except (ImportError, OSError, AttributeError):
+            _PDEATHSIG.append(lambda: -1)
+
+
+def die_with_parent(parent: int) -> None:
+    """In a child forked by process ``parent``: be killed (``SIGKILL``) when the parent ends,
+    whatever ends it, and end at once when it has ended already. A worker or a plugin never
+    outlives the command that started it. Linux ``prctl(PR_SET_PDEATHSIG)``; elsewhere only
+    the check that the parent is still alive."""
+    _pdeathsig()
+    _PDEATHSIG[0]()
+    if os.getppid() != parent:  # the parent died before the call: nobody waits for us
+        os._exit(1)
 
 
 def _output_cap(data: bytes) -> int:
@@ -232,12 +278,68 @@ def _supervise(
         out, err = _communicate(std[0], (std[1], std[2]), data, deadline, open_fds)
         return _wait(pid, deadline), out, err
     except BaseException:
+        _kill_all(pid)
         for kill, target in ((os.killpg, pid), (os.kill, pid)):  # not yet in a group of its own
             with contextlib.suppress(ProcessLookupError):
                 kill(target, signal.SIGKILL)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
         raise
+
+
+def _processes() -> dict[int, tuple[int, int, int]]:
+    """Every process of the system: pid -> (parent, process group, session), from ``/proc``
+    (Linux); {} where there is none."""
+    found: dict[int, tuple[int, int, int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue  # gone meanwhile
+        fields = stat[stat.rfind(b")") + 2 :].split()  # after "pid (comm) "
+        if len(fields) >= 4:
+            found[int(name)] = (int(fields[1]), int(fields[2]), int(fields[3]))
+    return found
+
+
+def _kill_all(pid: int) -> None:
+    """Kill everything the program ``pid`` started: its session and process group (it leads
+    both) and every descendant, one that called ``setsid`` to leave them included. Each is
+    stopped first (``SIGSTOP``: a stopped process forks no more) and the tree read again until
+    nothing new shows up, then all are killed. A process that forked twice and whose middle
+    parent has ended before (a daemon) has left the tree: it is out of reach."""
+    import signal
+
+    mine = os.getpid()
+    stopped: set[int] = set()
+    for _ in range(100):
+        table = _processes()
+        tree = {p for p, (_parent, group, session) in table.items() if pid in (group, session)}
+        tree.add(pid)
+        grew = True
+        while grew:
+            grew = False
+            for p, (parent, _group, _session) in table.items():
+                if parent in tree and p not in tree:
+                    tree.add(p)
+                    grew = True
+        new = tree - stopped - {mine}
+        if not new:
+            break
+        for victim in new:
+            with contextlib.suppress(OSError):
+                os.kill(victim, signal.SIGSTOP)
+        stopped |= new
+    for victim in stopped:
+        with contextlib.suppress(OSError):
+            os.kill(victim, signal.SIGKILL)
 
 
 def _wait(pid: int, deadline: float) -> int:
@@ -255,4 +357,4 @@ def _wait(pid: int, deadline: float) -> int:
         delay = min(delay * 2, 0.05)
 
 
-__all__ = ["MAX_OUTPUT", "STDERR_KEPT", "TooMuchOutput", "run_program"]
+__all__ = ["MAX_OUTPUT", "STDERR_KEPT", "TooMuchOutput", "die_with_parent", "run_program"]

@@ -8,13 +8,12 @@ nothing changed it. Anything irregular falls back to a full round-trip parse.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Literal
 
 from . import _emit, _reader, _storage, _yaml
-from ._reader import KPTFILE, RL_API_VERSIONS, RL_KIND, CheckFailed
-from .collection import Items, is_kptfile
-from .errors import KrmError
+from ._reader import RL_API_VERSIONS, RL_KIND, CheckFailed
+from .collection import FunctionPackage, Items
 from .object import KubeObject, doc_to_item
 from .results import Result, Results
 
@@ -179,110 +178,6 @@ class ResourceList:
     def to_stream(self) -> str:
         """The items as a multi-document stream (standalone use)."""
         return "---\n".join(obj.to_yaml() for obj in self.items)
-
-
-class FunctionPackage:
-    """The package a function runs for: the Kptfile and the folder of the package kpt renders
-    or evaluates.
-
-    Under ``kpt fn render`` of a package with subpackages, the pipeline of the package gets the
-    subpackages' items first, each with a path relative to its own package (``Kptfile``,
-    ``cm.yaml``) and ``internal.config.kubernetes.io/package-path`` naming its package folder,
-    then its own. So the package is the Kptfile at path ``Kptfile`` with the shortest
-    package-path (the outermost folder), and every item's package-path must be that folder or a
-    folder inside it. Under ``kpt fn eval`` (subpackage Kptfiles at ``sub/Kptfile``) and for
-    standalone files no item has a package-path: the package is the one Kptfile at path
-    ``Kptfile`` (or none) and its folder is unknown (``folder`` None: the working directory is
-    the usual stand-in). Without such a Kptfile, the folder is the one package-path the items
-    share. ``tests/test_package_rule.py`` checks the rule against kpt in each layout.
-
-    Refused, as a :class:`KrmError` naming the item and the field: an item whose package-path
-    lies outside the package folder (it would move the folder that files and programs resolve
-    against), two Kptfiles at path ``Kptfile`` for one folder, and items naming different
-    folders with no Kptfile to say which is the package.
-    """
-
-    __slots__ = ("folder", "kptfile")
-
-    def __init__(self, kptfile: KubeObject | None, folder: str | None) -> None:
-        self.kptfile = kptfile  # the package's Kptfile, None when the input has none
-        self.folder = folder  # the package folder as kpt names it (absolute), or None
-
-    def __repr__(self) -> str:
-        name = self.kptfile.name if self.kptfile is not None else None
-        return f"<FunctionPackage {name!r} at {self.folder!r}>"
-
-    @classmethod
-    def of(cls, items: Iterable[KubeObject]) -> FunctionPackage:
-        """The package of ``items`` by the rule above."""
-        import posixpath
-
-        objects = list(items)
-        kptfiles: list[KubeObject] = []
-        declared: list[tuple[str, KubeObject]] = []
-        for obj in objects:
-            if is_kptfile(obj) and posixpath.normpath(obj.path or KPTFILE) == KPTFILE:
-                kptfiles.append(obj)
-            if obj.may_mention("package-path"):
-                folder = obj.package_path
-                if folder:
-                    declared.append((posixpath.normpath(folder), obj))
-        if not declared:
-            if len(kptfiles) > 1:
-                raise _two_kptfiles(kptfiles[1], kptfiles[0], None)
-            return cls(kptfiles[0] if kptfiles else None, None)
-        candidates = [
-            (posixpath.normpath(k.package_path or ""), k) for k in kptfiles if k.package_path
-        ]
-        kptfile: KubeObject | None
-        if candidates:
-            folder, kptfile = min(candidates, key=lambda c: (len(_parts(c[0])), c[0]))
-            for other in kptfiles:
-                place = other.package_path
-                if other is not kptfile and (not place or posixpath.normpath(place) == folder):
-                    raise _two_kptfiles(other, kptfile, folder)
-        else:
-            folders = sorted({folder for folder, _obj in declared})
-            if len(folders) > 1:
-                obj = next(o for f, o in declared if f == folders[1])
-                raise KrmError(
-                    f"items name different package folders ({folders[0]}, {folders[1]}) and "
-                    "no Kptfile at path Kptfile says which package this is",
-                    obj=obj,
-                    field=_PACKAGE_PATH_FIELD,
-                )
-            folder = folders[0]
-            if len(kptfiles) > 1:
-                raise _two_kptfiles(kptfiles[1], kptfiles[0], folder)
-            kptfile = kptfiles[0] if kptfiles else None
-        inside = folder.rstrip("/") + "/"
-        for place, obj in declared:
-            if place != folder and not place.startswith(inside):
-                raise KrmError(
-                    f"package-path {place} is outside the package being rendered ({folder}, "
-                    f"the folder of its Kptfile): kpt gives every item its own package's "
-                    "folder or a subpackage's",
-                    obj=obj,
-                    field=_PACKAGE_PATH_FIELD,
-                )
-        return cls(kptfile, folder)
-
-
-_PACKAGE_PATH_FIELD = 'metadata.annotations["internal.config.kubernetes.io/package-path"]'
-
-
-def _parts(folder: str) -> list[str]:
-    return [part for part in folder.split("/") if part]
-
-
-def _two_kptfiles(second: KubeObject, first: KubeObject, folder: str | None) -> KrmError:
-    where = f"the package folder {folder}" if folder else "the package"
-    return KrmError(
-        f"a second Kptfile at path Kptfile for {where} (the first: {first.name}): kpt gives each "
-        "package one",
-        obj=second,
-        field='metadata.annotations["internal.config.kubernetes.io/path"]',
-    )
 
 
 def _indent(text: str) -> str:

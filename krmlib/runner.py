@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
+from ._stdin import read_stdin
 from .errors import DEBUG_ENV, FieldTypeError, KrmError, internal_error, setting
 from .object import KubeObject
 from .resourcelist import CheckFailed, ResourceList, Span
@@ -122,6 +123,7 @@ def _process(
     process: Process, config_model: type[FunctionConfig] | None, rl: ResourceList
 ) -> ResourceList:
     try:
+        rl.package()  # the one package rule: an item contradicting it fails every function
         config = None
         if config_model is not None:
             from .config import parse_config
@@ -372,7 +374,7 @@ def run(
     try:
         with _stdout_to_stderr():
             # No name keeps the input text alive once the items are split from it (memory).
-            rl = run_resource_list(process, config_model, decode(sys.stdin.buffer.read()))
+            rl = run_resource_list(process, config_model, decode(read_stdin()))
     except KrmError as exc:
         rl = ResourceList()
         rl.results.from_error(exc)
@@ -497,9 +499,11 @@ def _run_files(
         rl = _failed([*rl.results, *refused])
         rl.form = "stream"
     if output == "resourcelist":
-        _write(rl.to_yaml())
+        if not _write_pieces([rl.to_yaml()]):
+            return 1
     else:
-        _write(rl.to_stream())
+        if not _write_pieces([rl.to_stream()]):
+            return 1
         for result in rl.results.sorted():
             sys.stderr.write(f"{name}: {result}\n")
     return exit_code(rl)
@@ -515,7 +519,7 @@ def read_files(paths: Sequence[str]) -> list[KubeObject]:
     objects: list[KubeObject] = []
     for raw in paths:
         if raw == "-":
-            objects.extend(_reader.read_input(decode(sys.stdin.buffer.read())).items)
+            objects.extend(_reader.read_input(decode(read_stdin())).items)
         elif os.path.isdir(raw):
             for _rel, documents in _reader.read_tree(raw):
                 objects.extend(obj for _text, obj in documents)

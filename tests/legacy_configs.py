@@ -7,6 +7,7 @@ layer against it, input by input. Not used by the functions.
 
 from __future__ import annotations
 
+import json
 import re
 import typing
 from collections.abc import Mapping
@@ -23,7 +24,7 @@ from pydantic import (
     model_validator,
 )
 
-from krmlib import ConfigError, KubeObject
+from krmlib import ConfigError, KubeObject, label_key_problem, label_value_problem
 from krmlib.models import did_you_mean, field_annotation, validation_errors
 
 API_VERSION = "krmfn.dev/v1alpha1"
@@ -245,6 +246,19 @@ class ParentRef(_Frozen):
     def _kind_set(cls, value: str) -> str:
         if not value:
             raise ValueError("must not be empty")
+        if value == "Kptfile":
+            raise ValueError(
+                "the Kptfile is kpt's package file, never applied to a cluster: it cannot be the "
+                "ApplySet parent (use a ConfigMap, a Secret or a custom resource)"
+            )
+        return value
+
+    @field_validator("api_version")
+    @classmethod
+    def _api_version_form(cls, value: str) -> str:
+        group, _, version = value.rpartition("/")
+        if not version or (value.count("/") > 1) or ("/" in value and not group):
+            raise ValueError(f"must be <version> or <group>/<version>, got {json.dumps(value)}")
         return value
 
 
@@ -294,10 +308,32 @@ class ApplysetConfig(FunctionConfig):
             )
         return value
 
+    @field_validator("tool_labels")
+    @classmethod
+    def _tool_labels_valid(cls, value: dict[str, str]) -> dict[str, str]:
+        for key, text in value.items():
+            problem = label_key_problem(key)
+            if problem is not None:
+                raise ValueError(f"the label key {json.dumps(key)} is not valid: {problem}")
+            problem = label_value_problem(text)
+            if problem is not None:
+                raise ValueError(f"the value of {key}, {json.dumps(text)}, is not valid: {problem}")
+        return value
+
     @field_validator("key_prefix", mode="before")
     @classmethod
     def _strip_slash(cls, value: Any) -> Any:
         return value.rstrip("/") if isinstance(value, str) else value
+
+    @field_validator("key_prefix")
+    @classmethod
+    def _kubectl_prefix(cls, value: str, info: ValidationInfo) -> str:
+        if info.data.get("mode") == "kubectl" and value != "applyset.kubernetes.io":
+            raise ValueError(
+                f"kubectl mode needs applyset.kubernetes.io (kubectl reads only that prefix), "
+                f"got {value!r}"
+            )
+        return value
 
     def effective_tooling(self) -> str:
         if self.tooling:
@@ -431,7 +467,7 @@ PLACEHOLDERS = ("topology", "instance")
 
 TargetSelector = Literal["repositorySelector", "objectSelector"]
 RevisionType = Literal["string", "integer", "asWritten"]
-CapacityMode = Literal["packageContext", "annotations", "none"]
+CapacityMode = Literal["packageContext", "capacityResource", "annotations", "none"]
 
 
 class WaitRule(BaseModel):
@@ -476,6 +512,9 @@ class TopologyToPvsConfig(FunctionConfig):
     capacity_mode: CapacityMode = Field(default="packageContext", alias="capacityMode")
     approval_policy: str = Field(default="", alias="approvalPolicy")
     downstream_package: str = Field(default="", alias="downstreamPackage")
+    adoption_policy: Literal["adoptNone", "adoptExisting", ""] = Field(
+        default="", alias="adoptionPolicy"
+    )
 
     @field_validator("downstream_package")
     @classmethod

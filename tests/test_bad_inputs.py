@@ -21,6 +21,8 @@ import yaml
 
 from krmfn.registry import FUNCTIONS as REGISTRY
 
+from .no_repr import assert_no_repr, messages_of
+
 ROOT = Path(__file__).resolve().parent.parent
 BAD = ROOT / "testdata" / "bad"
 BIN = Path(sys.executable).parent
@@ -117,6 +119,7 @@ def test_bad_input(case: str, function: str, tmp_path: Path) -> None:
     assert elapsed < TIME_LIMIT
     out = yaml.safe_load(done.stdout)  # one document: safe_load refuses a second one
     assert isinstance(out, dict) and out.get("kind") == "ResourceList", done.stdout[:500]
+    assert_no_repr(*messages_of(out), stderr)  # issue 35: values as text, never a repr
     if needle is None:  # a bounded run is enough; an error must still be a clean one
         assert done.returncode in (0, 1)
         return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -86,18 +87,24 @@ def test_render_reports_targets() -> None:
     report.functions = [fn]
     report.not_built = ["preparer"]
     for size, base, took, peak in ((10000, 3.0, 2.0, 40e6), (50000, 15.0, 12.0, 300e6)):
-        report.rows.append(run.Row(size, "kpt fn source", [run.Sample(base, 100_000_000, 0)]))
-        report.rows.append(run.Row(size, "merger", [run.Sample(took, int(peak), 0)]))
-    report.startups = [run.Startup("merger", 0.3, 150.0, 90.0)]
-    report.rows.append(run.Row(10000, "hung", [run.Sample(900.0, 0, run.TIMED_OUT, "timed out")]))
+        # wall time twice the CPU: the verdict is on CPU, wall is only shown
+        kpt = run.Sample(base * 2, 100_000_000, 0, "", base)
+        report.rows.append(run.Row(size, "kpt fn source", [kpt]))
+        report.rows.append(run.Row(size, "merger", [run.Sample(took * 2, int(peak), 0, "", took)]))
+    startup = run.Startup("merger", 0.3, 150.0, 90.0)
+    startup.cpu_over_python_ms = 45.0
+    report.startups = [startup]
+    hung = run.Sample(900.0, 0, run.TIMED_OUT, "timed out", 900.0)
+    report.rows.append(run.Row(10000, "hung", [hung]))
     text = run.render(report, args)
-    assert "| 10,000 | merger | 2.000 | 40 | 0.67x | 8.00x |" in text
-    assert "time at 10k ≤ 0.4x kpt fn source: FAIL (0.67x)" in text
-    assert "peak RSS ≤ 6x RL size at 10k: FAIL (8.00x); lower at 50k: FAIL (12.00x)" in text
+    assert "| 10,000 | merger | 2.000 | 2.000 | 0.67x | 0.67x | 40 | 8.00x | 4.000 |" in text
+    assert "CPU at 10k ≤ 0.25x kpt fn source (GOMAXPROCS=1): FAIL (0.67x, median 0.67x)" in text
+    assert "peak RSS ≤ 5x RL size at 10k: FAIL (8.00x); lower at 50k: FAIL (12.00x)" in text
     assert "start-up ≤ 60 ms over cat (no config): FAIL (150 ms)" in text
-    assert "time(50k)/time(10k) ≤ 5.5: FAIL (6.00)" in text
+    assert "start-up ≤ 30 ms CPU over python: FAIL (45 ms)" in text
+    assert "CPU(50k)/CPU(10k) ≤ 5.5: FAIL (6.00)" in text
     assert "**preparer**: not built" in text
-    assert "| 10,000 | hung | > 900 | | > 300.00x | |" in text
+    assert "| 10,000 | hung | > 900 | | > 300.00x |" in text
 
 
 def test_paired_ratios_win_over_the_median_baseline() -> None:
@@ -105,13 +112,41 @@ def test_paired_ratios_win_over_the_median_baseline() -> None:
     report = run.Report(sizes=[10000], reps=2)
     report.rl_bytes = {10000: 5_000_000}
     report.functions = [run.Function("merger", ["krmfn-merger"], None)]
-    report.rows.append(run.Row(10000, "kpt fn source", [run.Sample(3.0, 1, 0)]))
-    row = run.Row(10000, "merger", [run.Sample(2.0, 20_000_000, 0)], paired=[0.3, 0.35, 0.5])
+    report.rows.append(run.Row(10000, "kpt fn source", [run.Sample(3.0, 1, 0, "", 3.0)]))
+    samples = [run.Sample(2.0, 20_000_000, 0, "", 2.0)]
+    row = run.Row(10000, "merger", samples, paired=[0.3, 0.2, 0.5])
     report.rows.append(row)
     text = run.render(report, args)
-    assert "| 10,000 | merger | 2.000 | 20 | 0.35x | 4.00x |" in text
-    assert "time at 10k ≤ 0.4x kpt fn source: PASS (0.35x)" in text
-    assert "peak RSS ≤ 6x RL size at 10k: PASS (4.00x)" in text
+    # the minimum of the paired CPU ratios is the verdict, their median beside it
+    assert "| 10,000 | merger | 2.000 | 2.000 | 0.20x | 0.30x | 20 | 4.00x | 2.000 |" in text
+    assert "CPU at 10k ≤ 0.25x kpt fn source (GOMAXPROCS=1): PASS (0.20x, median 0.30x)" in text
+    assert "peak RSS ≤ 5x RL size at 10k: PASS (4.00x)" in text
+
+
+def test_measure_counts_the_cpu_of_a_waited_for_child() -> None:
+    # the whole-input check runs in a forked child the function waits for: its CPU counts
+    script = (
+        "import os\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    x = 0\n"
+        "    for i in range(5_000_000): x += i\n"
+        "    os._exit(0)\n"
+        "os.waitpid(pid, 0)\n"
+    )
+    alone = run.measure([sys.executable, "-c", "pass"], timeout=60)
+    sample = run.measure([sys.executable, "-c", script], timeout=60)
+    assert sample.returncode == 0
+    assert sample.cpu_seconds > alone.cpu_seconds + 0.05
+
+
+def test_kpt_runs_on_one_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stub = tmp_path / "kpt"
+    stub.write_text('#!/bin/sh\nexit "${GOMAXPROCS:-99}"\n')
+    stub.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    assert run.measure(["kpt", "fn", "source", "."], timeout=60).returncode == 1
+    assert run.measure([str(stub)], timeout=60).returncode == 99
 
 
 def test_skip_predicted_too_slow() -> None:
@@ -149,3 +184,12 @@ def test_rewriting_results_keeps_the_prepare_all_block(tmp_path: Path) -> None:
     results.write_text("# no block\n")
     run.write_report(results, "# new report\n")
     assert results.read_text() == "# new report\n"
+
+
+def test_rewriting_results_keeps_the_instruction_counts_too(tmp_path: Path) -> None:
+    counts = "<!-- instructions: begin (bench/instructions.py) -->\nG\n<!-- instructions: end -->\n"
+    prepare = "<!-- prepare-all: begin (bench/prepare_all.py) -->\nN\n<!-- prepare-all: end -->\n"
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# old report\n\n" + prepare + "\n" + counts)
+    run.write_report(results, "# new report\n")
+    assert results.read_text() == "# new report\n\n" + counts + "\n" + prepare

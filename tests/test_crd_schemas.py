@@ -1,6 +1,7 @@
-"""What interface-expander, topology-to-pvs and nad-generator write is what an API server accepts.
+"""What the functions (interface-expander, topology-to-pvs, nad-generator, dnn-generator, nfdeploy)
+write is what an API server accepts.
 
-Every object a golden case or an example of the two functions creates or changes is validated
+Every object a golden case or an example of these functions creates or changes is validated
 against the published CRD schema of its kind (testdata/crds, sources in testdata/crds/SOURCES.md)
 with a JSON Schema validator, and against Kubernetes' rules for names, namespaces, labels,
 annotations and ownerReferences. Kinds without a published CRD (the design's ``ipam.nephio.org``
@@ -23,6 +24,7 @@ from krmfn.interface_expander import Config as ExpanderConfig
 from krmfn.interface_expander import process as expand
 from krmfn.nad_generator import Config as NadConfig
 from krmfn.nad_generator import process as nad_generator
+from krmfn.registry import BY_NAME
 from krmfn.topology_to_pvs import Config as TopologyConfig
 from krmfn.topology_to_pvs import process as topology
 from krmlib import ResourceList, run_text
@@ -35,11 +37,15 @@ FUNCTIONS: dict[str, Runner] = {
     "interface-expander": lambda text: run_text(expand, ExpanderConfig, text),
     "topology-to-pvs": lambda text: run_text(topology, TopologyConfig, text),
     "nad-generator": lambda text: run_text(nad_generator, NadConfig, text),
+    "dnn-generator": lambda text: run_text(*BY_NAME["dnn-generator"].load(), text),
+    "nfdeploy": lambda text: run_text(*BY_NAME["nfdeploy"].load(), text),
 }
 EXAMPLES = {
     "interface-expander": ["upf"],
     "topology-to-pvs": ["topology"],
     "nad-generator": ["free5gc-upf"],
+    "dnn-generator": ["free5gc-upf"],
+    "nfdeploy": ["free5gc-upf"],
 }
 
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -193,6 +199,8 @@ def test_every_kind_the_functions_write_is_checked(monkeypatch: pytest.MonkeyPat
         "config.porch.kpt.dev/v1alpha2 PackageVariantSet",
         "workload.nephio.org/v1alpha1 NFDeployed",
         "k8s.cni.cncf.io/v1 NetworkAttachmentDefinition",
+        "req.nephio.org/v1alpha1 DataNetwork",
+        "workload.nephio.org/v1alpha1 NFDeployment",
     }
     assert with_schema <= {" ".join(k) for k in written}
     for kind in with_schema:

@@ -5,6 +5,7 @@ testdata/bad/domain.yaml, run by tests/test_bad_inputs.py."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -17,6 +18,8 @@ from typing import Any, cast
 
 import pytest
 import yaml
+
+from .no_repr import assert_no_repr, messages_of
 
 ROOT = Path(__file__).resolve().parent.parent
 BAD = ROOT / "testdata" / "bad"
@@ -99,6 +102,10 @@ def run(
     )
     assert time.monotonic() - started < LIMIT
     assert b"Traceback" not in done.stderr, done.stderr.decode(errors="replace")[-2000:]
+    stdout = done.stdout.decode(errors="replace")
+    with contextlib.suppress(yaml.YAMLError):  # a ResourceList: scan its messages
+        stdout = "\n".join(messages_of(yaml.safe_load(stdout))) or stdout
+    assert_no_repr(stdout, done.stderr.decode(errors="replace"))  # issue 35
     return done
 
 

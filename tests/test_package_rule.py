@@ -12,6 +12,7 @@ package, not for the subpackage whose items come first.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import textwrap
 from pathlib import Path
@@ -19,8 +20,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from krmfn.registry import BY_NAME
 from krmlib import FunctionPackage, KrmError, KubeObject, ResourceList
-from krmlib.testing import run_kpt
+from krmlib.testing import GoldenCase, case_env, golden_cases, read_tree, run_kpt
 
 from .kpt_packages import render
 
@@ -277,11 +279,69 @@ def test_preparer_prepares_the_rendered_package_not_a_subpackage(tmp_path: Path)
     assert sorted(p.name for p in (root / "sub").iterdir()) == ["Kptfile", "cm.yaml"]
 
 
-@pytest.mark.parametrize(
-    "function", ["applyset-labeler", "interface-expander", "merger", "preparer"]
-)
+# --- every function of the registry, on kpt's render layout --------------------------------------
+
+TESTDATA = Path(__file__).resolve().parent.parent / "testdata"
+
+
+# Unrelated to every function: a local-config object (never applied, so no ApplySet member).
+LOCAL_CM = cm("sub-cm") + "  annotations:\n    config.kubernetes.io/local-config: 'true'\n"
+
+
+def _first_case(function: str) -> GoldenCase:
+    """The function's first golden case that succeeds and has a Kptfile (with its config)."""
+    return next(
+        c
+        for c in golden_cases(TESTDATA, function)
+        if c.exit_code == 0 and c.kpt and (c.package / "Kptfile").exists()
+    )
+
+
+def _rendered(case: GoldenCase, root: Path, subpackage: bool) -> dict[str, bytes]:
+    """The case's package as the root of a render (its function in the pipeline, its config
+    beside it), with or without an unrelated subpackage; the files after ``kpt fn render``."""
+    shutil.copytree(case.package, root)
+    step = {"exec": BY_NAME[case.function].script}
+    if case.config is not None:
+        shutil.copy(case.config, root / "fn-config.yaml")
+        step["configPath"] = "fn-config.yaml"
+    kptfile = KubeObject.from_yaml((root / "Kptfile").read_text())
+    kptfile.set("pipeline", {"mutators": [step]})  # the function alone: the case's pipeline out
+    (root / "Kptfile").write_text(kptfile.to_yaml())
+    if subpackage:
+        write(root, {"sub/Kptfile": KPTFILE.format(name="sub"), "sub/cm.yaml": LOCAL_CM})
+    done = run_kpt(
+        ["fn", "render", str(root), "--allow-exec", "--truncate-output=false"],
+        env=case_env(case),
+        cwd=root.parent,
+    )
+    assert done.returncode == 0, f"{case}: {done.stdout}{done.stderr}"
+    return read_tree(root)
+
+
+@pytest.mark.kpt
+@pytest.mark.parametrize("function", sorted(BY_NAME))
+def test_a_subpackage_changes_nothing_in_the_rendered_package(
+    function: str, tmp_path: Path
+) -> None:
+    """Each function of the registry under ``kpt fn render --allow-exec``: the package's own
+    files come out the same with an unrelated subpackage as without it (kpt gives the
+    subpackage's items first: a function that took the first Kptfile found the subpackage's),
+    and the subpackage is left as it was. nad-generator wrote no NAD here until it took its
+    Kptfile from ``ResourceList.package()`` (issue 33.6)."""
+    case = _first_case(function)
+    alone = _rendered(case, tmp_path / "alone" / "root", subpackage=False)
+    assert alone != read_tree(case.package), f"{case}: the render changed nothing to compare"
+    with_sub = _rendered(case, tmp_path / "with" / "root", subpackage=True)
+    assert with_sub.pop("sub/Kptfile") == KPTFILE.format(name="sub").encode()
+    assert with_sub.pop("sub/cm.yaml") == LOCAL_CM.encode()
+    assert with_sub == alone
+
+
+@pytest.mark.parametrize("function", sorted(BY_NAME))
 def test_a_forged_package_path_is_an_error_result(function: str, tmp_path: Path) -> None:
-    """One item naming a folder outside the package (here `/`): an error result, exit 1."""
+    """One item naming a folder outside the package (here `/`): an error result, exit 1, for
+    every function of the registry (its first case's config)."""
     import subprocess
 
     text = (
@@ -293,16 +353,10 @@ def test_a_forged_package_path_is_an_error_result(function: str, tmp_path: Path)
         "    annotations:\n      internal.config.kubernetes.io/path: 'x.yaml'\n"
         "      internal.config.kubernetes.io/package-path: '/'\n"
     )
-    if function == "applyset-labeler":
-        text += (
-            "functionConfig:\n  apiVersion: krmfn.dev/v1alpha1\n  kind: ApplySet\n"
-            "  metadata:\n    name: s\n  spec:\n    parent: {kind: ConfigMap, namespace: prod}\n"
-        )
-    if function == "merger":
-        text += (
-            "functionConfig:\n  apiVersion: krmfn.dev/v1alpha1\n  kind: Merge\n"
-            "  metadata:\n    name: m\n  spec:\n    files: [a.yaml]\n"
-        )
+    case = _first_case(function)
+    if case.config is not None:
+        config = ResourceList.parse(case.config.read_text()).items[0].to_yaml()
+        text += "functionConfig:\n" + "".join(f"  {line}\n" for line in config.splitlines())
     done = subprocess.run(
         [str(BIN / f"krmfn-{function}")],
         input=text,

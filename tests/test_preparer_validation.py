@@ -12,12 +12,16 @@ Inputs: testdata/preparer-validation (nephio-project/catalog 5e1a968, named ther
 
 from __future__ import annotations
 
+import datetime as dt
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from krmfn.preparer import Config, process
+from krmfn.preparer import Config, process, validation
 from krmlib import ConfigError, KubeObject, ResourceList, parse_config, run_resource_list
 from krmlib.testing import kpt_source, read_tree, run_kpt
 
@@ -229,3 +233,126 @@ def test_validate_plugins_need_tko_command_protocol() -> None:
                 }
             ),
         )
+
+
+# The compiled yes/no check (validation._checker) against the detailed walk (validation._check):
+# the walk runs only on an item the check refuses, so the check must accept exactly what the walk
+# finds no problem in, on every vendored schema.
+
+SCHEMA_KINDS = sorted(tuple(path.stem.split("_", 1)) for path in validation.SCHEMAS.glob("*.json"))
+
+
+def _from_schema(schema: dict[str, Any], depth: int = 0) -> st.SearchStrategy[object]:
+    """Values near a schema: what it describes, with now and then a wrong type, an unknown key,
+    a missing required field or a value outside an enum."""
+    junk = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-3, 3),
+        st.floats(allow_nan=False, width=32),
+        st.text(max_size=3),
+        st.dates(),
+    )
+    if depth > 6:
+        return junk
+    kinds = schema.get("type")
+    names = [kinds] if isinstance(kinds, str) else list(kinds or [])
+    options: list[st.SearchStrategy[object]] = [junk]
+    if "enum" in schema:
+        options.append(st.sampled_from(list(schema["enum"])))
+    if "oneOf" in schema:
+        options += [_from_schema(o, depth + 1) for o in schema["oneOf"]]
+    properties = schema.get("properties") or {}
+    if "object" in names or properties:
+        fields = {key: _from_schema(sub, depth + 1) for key, sub in properties.items()}
+        extra = schema.get("additionalProperties", True)
+        known = st.fixed_dictionaries({}, optional=fields) if fields else st.just({})
+        unknown = st.dictionaries(
+            st.sampled_from(["bogus", "x", 1]),
+            _from_schema(extra, depth + 1) if isinstance(extra, dict) else junk,
+            max_size=2,
+        )
+        options.append(
+            st.tuples(known, unknown, st.booleans()).map(
+                lambda parts: {**parts[0], **parts[1]} if parts[2] else parts[0]
+            )
+        )
+    if "array" in names and isinstance(schema.get("items"), dict):
+        options.append(st.lists(_from_schema(schema["items"], depth + 1), max_size=3))
+    if "string" in names:
+        options.append(st.text(max_size=5))
+    if "integer" in names or "number" in names:
+        options.append(st.integers(-70000, 70000))
+    return st.one_of(options)
+
+
+def _plain(value: object) -> bool:
+    if isinstance(value, dict):
+        return all(_plain(k) and _plain(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_plain(v) for v in value)
+    return isinstance(value, str | int | float | bool | type(None))
+
+
+@pytest.mark.parametrize(("api_version", "kind"), SCHEMA_KINDS)
+def test_the_compiled_check_accepts_exactly_what_the_walk_finds_no_problem_in(
+    api_version: str, kind: str
+) -> None:
+    schema = validation._schema(api_version, kind)
+    assert schema is not None
+    accepts = validation._checker(api_version, kind)
+    assert accepts is not None
+    seen = {True: 0, False: 0}
+
+    @settings(max_examples=400, deadline=None, derandomize=True)
+    @given(_from_schema(schema))
+    def agree(value: object) -> None:
+        problems: list[tuple[str, str]] = []
+        validation._check(value, schema, (), problems)
+        if _plain(value):
+            assert accepts(value) == (not problems), problems
+        else:
+            assert not accepts(value)  # a value that is not plain data: the walk decides
+        seen[not problems] += 1
+
+    agree()
+    assert seen[True] and seen[False]  # both answers were exercised
+
+
+def test_the_compiled_check_leaves_a_timestamp_to_the_walk() -> None:
+    accepts = validation._checker("v1", "ConfigMap")
+    assert accepts is not None
+    when = dt.date(2026, 11, 27)
+    value = {"apiVersion": "v1", "kind": "ConfigMap", "data": {"day": when}}
+    problems: list[tuple[str, str]] = []
+    validation._check(value, validation._schema("v1", "ConfigMap") or {}, (), problems)
+    assert problems == []  # a string once the item is JSON, as kubeconform sees it
+    assert not accepts(value)  # unsure: the walk says valid
+
+
+@pytest.mark.parametrize(
+    ("kind", "value"),
+    [
+        ("Service", {"spec": {"ports": [{"port": 80, "targetPort": 8080}]}}),
+        ("Service", {"spec": {"ports": [{"port": True}]}}),  # a bool is no integer
+        ("Service", {"spec": {"ports": [{"port": 80.0}]}}),  # nor is a float
+        ("Service", {"spec": {"ports": [{"port": 80, "targetPort": "http"}]}}),  # oneOf
+        ("Service", {"spec": {"ports": [{"port": 80, "targetPort": True}]}}),
+        ("Service", {"spec": {"ports": [{}]}}),  # port is required
+        ("Service", {"spec": {"type": "Bogus"}}),
+        ("Service", {"spec": {"ipFamilies": ["IPv4", 6]}}),
+        ("ConfigMap", {"data": {"a": "b"}, "immutable": False}),
+        ("ConfigMap", {"data": {"a": True}}),
+        ("ConfigMap", {"immutable": 0}),
+        ("ConfigMap", {"metadata": {"labels": None, "bogus": 1}}),
+        ("ConfigMap", {"data": None, "binaryData": {"k": "AA=="}}),
+    ],
+)
+def test_the_compiled_check_on_the_edges_of_types(kind: str, value: dict[str, object]) -> None:
+    base = {"apiVersion": "v1", "kind": kind, "metadata": {"name": "x"}}
+    document = {**base, **value}
+    accepts = validation._checker("v1", kind)
+    assert accepts is not None
+    problems: list[tuple[str, str]] = []
+    validation._check(document, validation._schema("v1", kind) or {}, (), problems)
+    assert accepts(document) == (not problems)

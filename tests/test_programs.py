@@ -248,3 +248,44 @@ def test_no_function_starts_a_program_but_through_krmlib() -> None:
             ):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value.id}.{name}")
     assert found == []
+
+
+def test_a_timeout_kills_a_child_that_left_the_session(tmp_path: Path) -> None:
+    """Issue 35: a plugin's child started with ``setsid`` (a session and group of its own)
+    survived the timeout; the plugin's whole tree is killed now."""
+    marker = tmp_path / "late"
+    pids = tmp_path / "pids"
+    body = f"setsid sh -c 'echo $$ > {pids}; sleep 1; touch {marker}' & sleep 30"
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_program(["sh", "-c", body], b"", timeout=0.5)
+    time.sleep(1.5)
+    assert not marker.exists()
+    assert not _alive(int(pids.read_text()))
+
+
+def _alive(pid: int) -> bool:
+    """A process that runs (a zombie waiting for init to reap it does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] != b"Z"
+
+
+def test_a_python_child_that_called_setsid_is_killed_too(tmp_path: Path) -> None:
+    marker = tmp_path / "late"
+    program = textwrap.dedent(
+        f"""
+        import os, time
+        if os.fork() == 0:
+            os.setsid()
+            time.sleep(1)
+            open({str(marker)!r}, "w").close()
+            os._exit(0)
+        time.sleep(30)
+        """
+    )
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_program([sys.executable, "-c", program], b"", timeout=0.5)
+    time.sleep(1.5)
+    assert not marker.exists()

@@ -71,6 +71,9 @@ CONFIGS: dict[str, tuple[dict[str, str], dict[str, Any]]] = {
         {"parent": {"kind": "ConfigMap", "name": "set", "namespace": "default"}, "force": True},
     ),
     "nad-generator": ({"dialect": "nephio"}, {"dialect": "design"}),
+    "dnn-generator": ({"dialect": "nephio"}, {"dialect": "nephio"}),
+    "nfdeploy": ({"dialect": "nephio"}, {"dialect": "nephio"}),
+    "ipam-allocator": ({"mode": "mock"}, {"mode": "mock", "claims": "ip"}),
 }
 FORMS = ("none", "configmap", "typed", "invalid")
 # Imported only where used (a hash, a mistyped name, an installed plugin, a child package, a
@@ -106,6 +109,9 @@ NOT_IN = {
     "preparer": {"hashlib", "subprocess", "tempfile"},  # for a plugin process
     "applyset-labeler": {"hashlib"},  # the ApplySet id: CPython's own SHA-256, no OpenSSL
     "nad-generator": {"hashlib", "pathlib", "ipaddress"},  # ipaddress: only for routes
+    "dnn-generator": {"hashlib", "pathlib", "ipaddress"},
+    "nfdeploy": {"hashlib", "pathlib"},  # ipaddress: only for the Interfaces' prefixes
+    "ipam-allocator": {"hashlib", "subprocess"},  # krmfn specialize's kpt runs: not the function
 }
 # Runs that write an item through the round trip: none since the merger's fresh copies are cut
 # from the text (krmlib without_annotations).

@@ -201,8 +201,11 @@ def _copy(tmp_path: Path) -> Path:
 
 
 def _names(rl: ResourceList, severity: str) -> set[str]:
+    """Objects with results of ``severity`` (not the classes' revision-pin warning, issue 38)."""
     return {
-        (r.resource_ref or {}).get("name", "") for r in rl.results if r.severity.value == severity
+        (r.resource_ref or {}).get("name", "")
+        for r in rl.results
+        if r.severity.value == severity and "ignores upstream.revision" not in r.message
     }
 
 

@@ -4,9 +4,24 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from krmlib import Field, FunctionConfig, Record, ValidationInfo, field_validator
+from krmlib import (
+    Field,
+    FunctionConfig,
+    Record,
+    ValidationInfo,
+    field_validator,
+    label_key_problem,
+    label_value_problem,
+)
 
 PREFIXES = ("applyset.kubernetes.io", "applyset.k8s.io")
+
+
+def _quoted(value: str) -> str:
+    """A value for a message, as JSON quotes it (never a Python repr)."""
+    import json  # a refusal only
+
+    return json.dumps(value, ensure_ascii=False)
 
 
 class ParentRef(Record):
@@ -30,6 +45,19 @@ class ParentRef(Record):
     def _kind_set(cls, value: str) -> str:
         if not value:
             raise ValueError("must not be empty")
+        if value == "Kptfile":
+            raise ValueError(
+                "the Kptfile is kpt's package file, never applied to a cluster: it cannot be the "
+                "ApplySet parent (use a ConfigMap, a Secret or a custom resource)"
+            )
+        return value
+
+    @field_validator("api_version")
+    @classmethod
+    def _api_version_form(cls, value: str) -> str:
+        group, _, version = value.rpartition("/")
+        if not version or (value.count("/") > 1) or ("/" in value and not group):
+            raise ValueError(f"must be <version> or <group>/<version>, got {_quoted(value)}")
         return value
 
 
@@ -79,10 +107,35 @@ class Config(FunctionConfig):
             )
         return value
 
+    @field_validator("tool_labels")
+    @classmethod
+    def _tool_labels_valid(cls, value: dict[str, str]) -> dict[str, str]:
+        """Written as labels on every member: Kubernetes' label rules (``krmlib.names``)."""
+        for key, text in value.items():
+            problem = label_key_problem(key)
+            if problem is not None:
+                raise ValueError(f"the label key {_quoted(key)} is not valid: {problem}")
+            problem = label_value_problem(text)
+            if problem is not None:
+                raise ValueError(f"the value of {key}, {_quoted(text)}, is not valid: {problem}")
+        return value
+
     @field_validator("key_prefix", mode="before")
     @classmethod
     def _strip_slash(cls, value: Any) -> Any:
         return value.rstrip("/") if isinstance(value, str) else value
+
+    @field_validator("key_prefix")
+    @classmethod
+    def _kubectl_prefix(cls, value: str, info: ValidationInfo) -> str:
+        # kubectl reads and writes only applyset.kubernetes.io/ (kubernetes/kubectl
+        # pkg/cmd/apply/applyset.go, ApplySetParentIDLabel and the other keys)
+        if info.data.get("mode") == "kubectl" and value != "applyset.kubernetes.io":
+            raise ValueError(
+                f"kubectl mode needs applyset.kubernetes.io (kubectl reads only that prefix), "
+                f"got {value!r}"
+            )
+        return value
 
     def effective_tooling(self) -> str:
         if self.tooling:

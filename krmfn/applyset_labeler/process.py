@@ -25,7 +25,7 @@ from .parent import (
     new_parent,
     parent_namespace,
 )
-from .prune import load_live_objects, preview
+from .prune import load_live_objects, preview, prune_scope
 from .scope import Scopes, crd_group_kind, is_crd
 
 
@@ -37,9 +37,18 @@ def process(rl: ResourceList, config: Config) -> None:
     cluster = scopes.cluster_scoped(ref.kind, ref.group)
     found = find_parent(items, ref)
     candidates = []
+    left_out: list[KubeObject] = []  # kubectl mode: what `kubectl apply -f` must not see
+    lists: list[tuple[KubeObject, int, KubeObject]] = []  # (List, index, its element)
     for obj in items:
         if is_member_candidate(obj, found) and not _is_config(obj, rl):
+            if obj.api_version == "v1" and obj.kind == "List":  # kubectl applies its items
+                for index, element in enumerate(_list_elements(obj)):
+                    lists.append((obj, index, element))
+                    candidates.append(element)
+                continue
             candidates.append(obj)
+        elif config.mode == "kubectl" and obj is not found:
+            left_out.append(obj)
         else:
             obj.release()  # read only to be left out: its scanned annotations go (memory)
     explicit = [
@@ -53,7 +62,10 @@ def process(rl: ResourceList, config: Config) -> None:
 
     members = [resolve(o, scopes, namespace) for o in candidates]
     ok = all([check_part_of(m, set_id, results) for m in members])
-    ok = _check_namespaces(members, cluster, results) and ok
+    ok = _check_namespaces(members, cluster, config, results) and ok
+    if config.mode == "kubectl":
+        ok = _check_kubectl_namespace(members, namespace, cluster, results) and ok
+        ok = _check_kubectl_files(members, left_out, results) and ok
     ok = (found is None or check_parent(found, set_id, config, results)) and ok
     owners = _owner_plan(members, ref, namespace, cluster, config, results)
     ok = all([check_controller(m, owner, results) for m, owner in owners]) and ok
@@ -68,6 +80,8 @@ def process(rl: ResourceList, config: Config) -> None:
         label_member(member, set_id, config, results)
     for member, owner in owners:
         set_owner_reference(member, owner)
+    for holder, index, element in lists:
+        _write_back(holder, index, element)
 
     parent = found
     if parent is None and is_core_parent(ref):
@@ -76,7 +90,7 @@ def process(rl: ResourceList, config: Config) -> None:
             ref.name,
             namespace,
             kind=ref.kind,
-            source=None if named_by_config else items.kptfile,
+            source=None if named_by_config else rl.package().kptfile,
             field=config.field_path("parent.name") if named_by_config else "metadata.name",
             namespace_field=config.field_path("parent.namespace"),
         )
@@ -97,7 +111,14 @@ def process(rl: ResourceList, config: Config) -> None:
         results.info(_kubectl_command(ref, namespace, parent, members, scopes))
     if config.live_objects is not None:
         live = load_live_objects(config.live_objects, items)
-        preview(members, live, set_id, config.key("part-of"), scopes, results)
+        scope = prune_scope(live, ref, namespace, set_id, config)
+        if scope is None and config.mode == "kubectl":
+            results.info(
+                f"the live objects hold no parent {ref.group_kind}/{ref.name}: kubectl prunes "
+                "only in the live parent's group-kinds and namespaces; add the live parent to "
+                "the snapshot to limit the preview as kubectl does"
+            )
+        preview(members, live, set_id, config.key("part-of"), scopes, results, scope)
     if not any(obj.changed for obj in items):
         results.info("nothing to do: the package is already this ApplySet")
 
@@ -147,6 +168,45 @@ def _parent_ref(rl: ResourceList, config: Config) -> ParentRef:
     return ref.model_copy(update={"name": kptfile.name})
 
 
+def _list_elements(holder: KubeObject) -> list[KubeObject]:
+    """The objects a ``v1 List`` holds (kubectl applies them, not the List): each a member of
+    its own, written back by :func:`_write_back`. An element that is not an object is an error
+    naming it."""
+    elements = holder.get("items") or []
+    if not isinstance(elements, list):
+        raise KrmError("a v1 List's items must be a list", obj=holder, field="items")
+    out = []
+    for index, element in enumerate(elements):
+        obj = KubeObject.from_dict(element) if isinstance(element, dict) else None
+        if obj is None or not obj.kind or not obj.name:
+            raise KrmError(
+                f"items[{index}] of the v1 List is not an object with a kind and a name",
+                obj=holder,
+                field=f"items[{index}]",
+            )
+        out.append(obj)
+    return out
+
+
+def _write_back(holder: KubeObject, index: int, element: KubeObject) -> None:
+    """The labels and ownerReferences the member got, into the List's element (each label by
+    its own path: the element's other text, comments included, stays)."""
+    base: tuple[str | int, ...] = ("items", index, "metadata")
+    before = holder.get(base) or {}
+    old = before.get("labels") if isinstance(before, dict) else None
+    old = old if isinstance(old, dict) else {}
+    new = element.labels
+    for key in old:
+        if key not in new:
+            holder.delete((*base, "labels", key))
+    for key, value in new.items():
+        if old.get(key) != value:
+            holder.set((*base, "labels", key), value)
+    refs = element.owner_references
+    if refs and (before.get("ownerReferences") if isinstance(before, dict) else None) != refs:
+        holder.set((*base, "ownerReferences"), refs)
+
+
 def _is_config(obj: KubeObject, rl: ResourceList) -> bool:
     config = rl.function_config
     return (
@@ -157,19 +217,82 @@ def _is_config(obj: KubeObject, rl: ResourceList) -> bool:
     )
 
 
-def _check_namespaces(members: list[Member], parent_cluster: bool, results: Results) -> bool:
-    """A cluster-scoped parent cannot give namespace-less namespaced members a namespace."""
+def _check_namespaces(
+    members: list[Member], parent_cluster: bool, config: Config, results: Results
+) -> bool:
+    """A cluster-scoped parent cannot give namespace-less namespaced members a namespace.
+
+    kubectl can: it applies them into the namespace of ``-n`` or of the kubeconfig's context, and
+    records and prunes that namespace (kubernetes/kubectl pkg/cmd/apply/applyset.go,
+    ``addResource`` with the object's namespace as the builder defaulted it).
+    """
     ok = True
     if parent_cluster:
         for member in members:
-            if not member.cluster_scoped and not member.namespace:
-                results.error(
+            if member.cluster_scoped or member.namespace:
+                continue
+            if config.mode == "kubectl":
+                results.info(
                     f"namespaced {member.obj.kind} without a namespace under a cluster-scoped "
-                    f"parent: it could never be pruned; set metadata.namespace",
+                    "parent: kubectl applies it into the namespace of -n or of the kubeconfig's "
+                    "context (default: default) and prunes it there; set metadata.namespace to "
+                    "choose",
                     member.obj,
                     "metadata.namespace",
                 )
-                ok = False
+                continue
+            results.error(
+                f"namespaced {member.obj.kind} without a namespace under a cluster-scoped "
+                f"parent: it could never be pruned; set metadata.namespace",
+                member.obj,
+                "metadata.namespace",
+            )
+            ok = False
+    return ok
+
+
+def _check_kubectl_namespace(
+    members: list[Member], namespace: str, parent_cluster: bool, results: Results
+) -> bool:
+    """A namespaced parent needs ``kubectl apply -n <its namespace>``, and with ``-n`` kubectl
+    refuses every object of another namespace (after applying the ones before it): such a member
+    cannot be in the set in kubectl mode (kubernetes/kubectl pkg/cmd/apply/apply.go: the parent's
+    namespace comes from the flag only; the builder's EnforceNamespace)."""
+    if parent_cluster:
+        return True
+    ok = True
+    for member in members:
+        if member.cluster_scoped or member.namespace == namespace:
+            continue
+        results.error(
+            f"kubectl mode: the member is in namespace {member.namespace} and the parent in "
+            f"{namespace}; kubectl apply -n {namespace} refuses it (the namespace from the "
+            f"provided object does not match), after applying part of the set; move it to "
+            f"{namespace}, use a cluster-scoped parent, or use managed mode",
+            member.obj,
+            "metadata.namespace",
+        )
+        ok = False
+    return ok
+
+
+def _check_kubectl_files(
+    members: list[Member], left_out: list[KubeObject], results: Results
+) -> bool:
+    """``kubectl apply -f FILE`` applies every object of the file: an item that is not a member
+    (local-config, a function config) must not share a file with members."""
+    files = {m.obj.path for m in members if m.obj.path}
+    ok = True
+    for obj in left_out:
+        if obj.path in files:
+            results.error(
+                f"kubectl mode: {obj.kind}/{obj.name} is not a member (local-config) but shares "
+                f"{obj.path} with members; kubectl apply -f {obj.path} would apply it too (kubectl "
+                "does not read config.kubernetes.io/local-config); move it to its own file",
+                obj,
+                "metadata.annotations",
+            )
+            ok = False
     return ok
 
 
@@ -259,7 +382,13 @@ def _kubectl_command(
     members: list[Member],
     scopes: Scopes,
 ) -> str:
-    resource = scopes.plural(ref.kind, ref.group) or f"{ref.kind.lower()}s"
+    # The parent's resource as kubectl's RESTMapper reads it: the CRD's plural when the package
+    # has the CRD, else the lower-case singular (discovery maps it for every resource; a guessed
+    # plural such as policys is not a resource); core parents: secrets, configmaps.
+    if is_core_parent(ref):
+        resource = f"{ref.kind.lower()}s"
+    else:
+        resource = scopes.plural(ref.kind, ref.group) or ref.kind.lower()
     applyset = f"{resource}.{ref.group}/{ref.name}" if ref.group else f"{resource}/{ref.name}"
     files: list[str] = []
     parent_file = parent.path if parent is not None else None
@@ -276,7 +405,7 @@ def _kubectl_command(
     if parent_file and parent_file in files:
         notes = f"; {parent_file} holds the parent and members: move the parent to its own file"
     if not is_core_parent(ref):
-        guessed = "" if scopes.plural(ref.kind, ref.group) else " (resource name guessed)"
+        guessed = "" if scopes.plural(ref.kind, ref.group) else " (its CRD is not in the package)"
         notes += (
             f"; the {ref.kind} parent{guessed} must exist before kubectl runs"
             f" (apply {parent_file} first)"

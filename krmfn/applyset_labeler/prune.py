@@ -19,6 +19,7 @@ from krmlib import (
     read_roots,
 )
 
+from .config import Config, ParentRef
 from .members import Member
 from .scope import Scopes
 
@@ -28,7 +29,13 @@ _LOCAL_ANNOTATION_PREFIXES = (
     "config.kubernetes.io/",
     "config.k8s.io/",
 )
-_LOCAL_ANNOTATIONS = ("internal.config.k8s.io/kpt-resource-id",)
+# kpt's round-trip id: ``internal.config.k8s.io/`` up to v1.0.0-beta.67, renamed to
+# ``internal.config.kubernetes.io/`` on kpt's main (kptdev/kpt fe84ac7b, pkg/fn/runtime/utils.go).
+RESOURCE_ID_ANNOTATIONS = (
+    "internal.config.k8s.io/kpt-resource-id",
+    "internal.config.kubernetes.io/kpt-resource-id",
+)
+_LOCAL_ANNOTATIONS = RESOURCE_ID_ANNOTATIONS
 
 
 def load_live_objects(value: list[dict[str, Any]] | str, items: Items) -> list[KubeObject]:
@@ -98,6 +105,52 @@ def first_difference(want: Any, have: Any, keys: tuple[str | int, ...] = ()) -> 
     return None
 
 
+class PruneScope:
+    """Where a prune looks: the group-kinds, and the namespaces for namespaced kinds.
+
+    kubectl prunes only the group-kinds of the live parent's ``contains-group-kinds`` and, for
+    namespaced kinds, only the parent's namespace and its ``additional-namespaces``
+    (kubernetes/kubectl pkg/cmd/apply/applyset.go ``fetchParent``, ``AllPrunableNamespaces``;
+    applyset_pruner.go lists each kind in each of those namespaces). Only the live parent gives
+    them (it holds what earlier applies recorded): without it in the snapshot the scope is
+    unknown and nothing is left out.
+    """
+
+    __slots__ = ("group_kinds", "namespaces")
+
+    def __init__(self, group_kinds: set[str], namespaces: set[str]) -> None:
+        self.group_kinds = group_kinds
+        self.namespaces = namespaces
+
+    def holds(self, obj: KubeObject, cluster_scoped: bool) -> bool:
+        if obj.group_kind not in self.group_kinds:
+            return False
+        return cluster_scoped or obj.namespace in self.namespaces
+
+
+def _split(value: object) -> set[str]:
+    return {part for part in str(value or "").split(",") if part}
+
+
+def prune_scope(
+    live: Sequence[KubeObject], ref: ParentRef, namespace: str, set_id: str, config: Config
+) -> PruneScope | None:
+    """The scope of the live parent in the snapshot, or None (not in the snapshot)."""
+    for obj in live:
+        if (
+            obj.kind == ref.kind
+            and obj.group == ref.group
+            and obj.name == ref.name
+            and obj.namespace == namespace
+            and obj.labels.get(config.key("id")) == set_id
+        ):
+            annotations = obj.annotations
+            kinds = _split(annotations.get(config.key("contains-group-kinds")))
+            spaces = _split(annotations.get(config.key("additional-namespaces")))
+            return PruneScope(kinds, spaces | ({namespace} if namespace else set()))
+    return None
+
+
 def preview(
     members: Sequence[Member],
     live: Iterable[KubeObject],
@@ -105,8 +158,13 @@ def preview(
     part_of_key: str,
     scopes: Scopes,
     results: Results,
+    scope: PruneScope | None = None,
 ) -> None:
-    """Results: what kubectl apply --prune would prune (warning), create, update (info)."""
+    """Results: what kubectl apply --prune would prune (warning), create, update (info).
+
+    A live member of the set outside ``scope`` is not pruned (kubectl never looks there): an
+    info result says so.
+    """
     live_by_id: dict[tuple[str, str, str, str], KubeObject] = {}
     for obj in live:
         live_by_id.setdefault(_identity(obj, scopes), obj)
@@ -114,6 +172,15 @@ def preview(
     counts = {"prune": 0, "create": 0, "update": 0, "unchanged": 0}
     for key, obj in live_by_id.items():
         if key not in wanted and obj.labels.get(part_of_key) == set_id:
+            if scope is not None and not scope.holds(
+                obj, scopes.cluster_scoped(obj.kind, obj.group)
+            ):
+                results.info(
+                    "not pruned: a live member of the set outside the live parent's "
+                    "group-kinds and namespaces (kubectl prunes only there)",
+                    obj,
+                )
+                continue
             counts["prune"] += 1
             results.warning("would be pruned: live member of the set, not in the package", obj)
     for member in members:

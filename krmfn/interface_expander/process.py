@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from krmlib import Condition, Conditions, KrmError, KubeObject, ResourceList, is_kind
+from krmlib import (
+    Condition,
+    Conditions,
+    KrmError,
+    KubeObject,
+    ResourceList,
+    is_kind,
+    label_value_problem,
+)
 from krmlib.children import ChildChange, ChildSync
 
 from .config import Config
@@ -13,6 +21,7 @@ from .dialects import NAD_API_VERSION, NAD_KIND, OWNER_ANNOTATION, Dialect, Outc
 from .inputs import (
     INTERFACE_API_VERSION,
     INTERFACE_KIND,
+    NETWORK_NAME_ANNOTATION,
     Cluster,
     Request,
     find_cluster,
@@ -272,7 +281,40 @@ def plan(
             "spec.ipFamilyPolicy",
         )
     desired = dialect.children(obj, req, cluster, inputs.config)
+    for child in desired:
+        check_selector(child, obj, cluster)
     return desired, "", f"no longer needed by Interface {req.name}"
+
+
+# Where each selector label's value comes from: (on the cluster object?, its field).
+_SELECTOR_SOURCES = {
+    "nephio.org/site": (True, "spec.siteCode"),
+    "nephio.org/region": (True, "spec.region"),
+    "nephio.org/cluster-name": (True, "spec.clusterName"),
+    "nephio.org/network-name": (False, f'metadata.annotations["{NETWORK_NAME_ANNOTATION}"]'),
+}
+
+
+def check_selector(child: KubeObject, interface: KubeObject, cluster: Cluster) -> None:
+    """The claim's ``spec.selector.matchLabels`` values are label values (the IPAM controller
+    parses the selector with Kubernetes' rules): else a KrmError on the item and field the value
+    comes from, before anything is written."""
+    labels = child.get("spec.selector.matchLabels") or {}
+    for key, value in labels.items() if isinstance(labels, dict) else ():
+        problem = label_value_problem(str(value))
+        if problem is None:
+            continue
+        on_cluster, field = _SELECTOR_SOURCES.get(key, (False, "spec"))
+        source = cluster.obj if on_cluster else interface
+        import json  # a refusal only
+
+        raise KrmError(
+            f"{source.kind} {source.name}: {field} {json.dumps(str(value), ensure_ascii=False)} "
+            f"would be the {child.kind}'s selector label {key}, which is not a label value: "
+            f"{problem}",
+            obj=source,
+            field=field,
+        )
 
 
 def record_children(

@@ -8,12 +8,20 @@ from functools import partial
 from pathlib import Path
 
 from krmfn.tko import APPROVED, TRUE, find_deployment, is_approved, is_prepared
-from krmlib import KrmError, KubeObject, Package, ResourceList, remove_leftovers, tree_lock
+from krmlib import (
+    KrmError,
+    KubeObject,
+    Package,
+    make_folders,
+    read_files,
+    remove_leftovers,
+    tree_lock,
+)
 
 USAGE = """krmfn deployment create TEMPLATE [--catalog DIR] [--merge FILE...] [--stdin]
                                [--site ID] [--parent DIR] [--metadata K=V]...
-                               [--prepared] [--approved] [--no-wait] OUT_DIR
-       krmfn deployment approve [--no-wait] DIR..."""
+                               [--prepared] [--approved] [--no-wait] [--no-lock] OUT_DIR
+       krmfn deployment approve [--no-wait] [--no-lock] DIR..."""
 DESCRIPTION = """create: a deployment package from a template plus merges (TKO's
 `tko deployment create`). TEMPLATE is a template package folder, or a catalog id
 (`demo/hello-world:v1.0.0`) looked up in --catalog (the Kptfile annotation catalog.nephio.org/id).
@@ -33,7 +41,8 @@ approve: mark prepared deployment packages nephio.org/approved: "true" (TKO's
 Both are crash-safe (docs/durability.md): the new package appears whole or not at all, the
 Deployment's file is replaced atomically, and each takes the lock of the tree it writes (the
 folder of OUT_DIR, the package approved): a second command waits with a message, or refuses
-with --no-wait. An I/O error is one message naming the file, exit 1."""
+with --no-wait; where the file system refuses flock they refuse to write unless --no-lock says
+so. An I/O error is one message naming the file, exit 1."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -65,6 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--approved", action="store_true", help="mark it approved")
     parser.add_argument(
         "--no-wait", action="store_true", help="refuse when another command writes the tree"
+    )
+    parser.add_argument(
+        "--no-lock", action="store_true", help="write unlocked where the file system refuses flock"
     )
     return parser
 
@@ -111,13 +123,16 @@ def create_main(args: list[str]) -> int:
     parent = out.resolve().parent
     try:
         stdin = _read_stdin() if opts.stdin else []
-        parent.mkdir(parents=True, exist_ok=True)
+        make_folders(parent)  # each new folder's parent fsynced
         # One writer per tree: the folder the new package goes in.
-        with tree_lock(parent, wait=not opts.no_wait, on_wait=lambda: _waiting("create", parent)):
+        waiting = partial(_waiting, "create", parent)
+        with tree_lock(parent, wait=not opts.no_wait, on_wait=waiting, lock=not opts.no_lock):
             # What a killed create left: its holder removed, a published package finished.
             remove_leftovers(parent, recursive=False)
-            if out.is_dir():
-                remove_leftovers(out)
+            if out.is_dir() and remove_leftovers(out):
+                # A killed create had put the package in place: finished now, it is whole.
+                sys.stdout.write(f"created {out} (finished what a killed run had put in place)\n")
+                return 0
             _create(opts, paths, merges, metadata, stdin)
     except (KrmError, OSError) as exc:
         return _error("create", exc)
@@ -158,9 +173,8 @@ def _create(
 
 
 def _read_stdin() -> list[KubeObject]:
-    text = sys.stdin.read()
-    try:
-        objects = list(ResourceList.parse(text).items)
+    try:  # to its end, whatever the descriptor's flags (krmlib's reader of stdin)
+        objects = read_files(["-"])
     except KrmError as exc:
         raise KrmError(f"--stdin: {exc}") from None
     if not objects:
@@ -173,7 +187,7 @@ def approve(folder: Path) -> str:
     unprepared package or a folder without a Deployment is an error."""
     if not (folder / "Kptfile").is_file():
         raise KrmError(f"{folder}: not a package folder")
-    package = Package.read(folder, subpackages=False)
+    package = Package.read(folder, subpackages=False, tree=True)
     deployment = find_deployment(package.items)
     if deployment is None:
         raise KrmError(f"{folder}: no deployment.nephio.org Deployment resource")
@@ -188,17 +202,19 @@ def approve(folder: Path) -> str:
 
 def approve_main(args: list[str]) -> int:
     if not args or args[0] in ("-h", "--help"):
-        sys.stdout.write("usage: krmfn deployment approve [--no-wait] DIR...\n")
+        sys.stdout.write("usage: krmfn deployment approve [--no-wait] [--no-lock] DIR...\n")
         return 0 if args else 2
     wait = "--no-wait" not in args
+    lock = "--no-lock" not in args
     code = 0
-    for arg in [a for a in args if a != "--no-wait"]:
+    for arg in [a for a in args if a not in ("--no-wait", "--no-lock")]:
         folder = Path(arg)
         try:
             if not folder.is_dir():
                 raise KrmError(f"{folder}: not a package folder")
             # One writer per tree: the package approved.
-            with tree_lock(folder, wait=wait, on_wait=partial(_waiting, "approve", folder)):
+            waiting = partial(_waiting, "approve", folder)
+            with tree_lock(folder, wait=wait, on_wait=waiting, lock=lock):
                 remove_leftovers(folder)  # what a killed run left in the package
                 done = approve(folder)
             sys.stdout.write(f"{done}: {arg}\n")

@@ -74,7 +74,7 @@ def create(template: str | Path, out_dir: Path, options: CreateOptions) -> None:
     ):
         raise KrmError(f"unknown site {options.site_id}: not in the catalog {catalog}")
     parent_id = _parent_id(options.parent) if options.parent is not None else ""
-    package = Package.read(template_dir, subpackages=False)
+    package = Package.read(template_dir, subpackages=False, tree=True)
     items = Items(package.items)
     template_id = _template_id(items, template_dir)
     inputs = [*read_inputs(options.merge_files), *options.merge_objects]
@@ -136,7 +136,7 @@ def _parent_id(parent: Path) -> str:
     """The id of the parent deployment package (it must be one: Kptfile and Deployment)."""
     if not (parent / "Kptfile").is_file():
         raise KrmError(f"unknown parent deployment {parent}: not a package folder")
-    objects = read_package(parent, subpackages=False)
+    objects = read_package(parent, subpackages=False, tree=True)
     if find_deployment(objects) is None:
         raise KrmError(
             f"unknown parent deployment {parent}: it has no deployment.nephio.org Deployment"

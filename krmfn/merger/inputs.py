@@ -62,8 +62,10 @@ def read_inputs(config: Config, items: Items, function_config: KubeObject | None
                 field=field,
             )
         try:
-            resolved = check_readable(path, read_roots(folder), "merge file")
-            found = read_objects(resolved)
+            check_readable(path, read_roots(folder), "merge file")
+            found = read_objects(
+                path, tree=True
+            )  # the path as named: a link is refused, not followed
         except KrmError as exc:
             raise ConfigError(
                 f"merge file {name!r}: {exc}", obj=function_config, field=field

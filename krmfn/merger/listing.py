@@ -19,7 +19,7 @@ from krmfn.tko import (
     metadata_of,
 )
 from krmfn.tko.patterns import id_pattern, value_pattern
-from krmlib import KrmError, KubeObject, read_package, text_of
+from krmlib import KrmError, KubeObject, kptfile_folders, read_package, text_of
 
 from .listed import shown
 
@@ -79,15 +79,19 @@ def rows_under(root: Path, catalog: Path | None, errors: list[str] | None = None
     ``errors`` (raised when no list is given)."""
     rows = []
     skip = catalog.resolve() if catalog is not None else None
-    for kptfile in sorted(root.rglob("Kptfile")):
-        folder = kptfile.parent
+    unlistable: list[tuple[Path, str]] = []
+    folders = kptfile_folders(root, unlistable=unlistable)  # the tree rules: no links or hidden
+    for where, why in unlistable:  # never left out in silence
+        named = where.relative_to(root).as_posix() if where != root else "."
+        if errors is None:
+            raise KrmError(f"{named}: cannot list the folder: {why}")
+        errors.append(f"{named}: cannot list the folder: {why}")
+    for folder in folders:
         rel = folder.relative_to(root)
-        if any(part.startswith(".") for part in rel.parts):
-            continue
         if skip is not None and folder.resolve().is_relative_to(skip):
             continue
         try:
-            objects = read_package(folder, subpackages=False)
+            objects = read_package(folder, subpackages=False, tree=True)
             if not is_deployment_package(objects):
                 continue
         except KrmError as exc:

@@ -20,7 +20,7 @@ def read_inputs(paths: Iterable[Path]) -> list[KubeObject]:
         if not path.exists():
             raise KrmError(f"merge file {path} not found")
         try:
-            found = read_objects(path)
+            found = read_objects(path, tree=True)
         except KrmError as exc:
             raise KrmError(f"merge file {path}: {exc}") from None
         if not found:

@@ -36,7 +36,7 @@ from krmfn.nephio import (
     read_cluster_context,
     read_workload_cluster,
 )
-from krmlib import Condition, KubeObject, ResourceList
+from krmlib import Condition, KrmError, KubeObject, ResourceList
 from krmlib.children import OwnerAnnotation, OwnerReferenceOrAnnotation, Ownership
 
 from .cni import Address, CniError, Route, cni_config, vlan_only_config
@@ -70,6 +70,7 @@ class Inputs(NamedTuple):
     cluster: Cluster
     claims: Claims
     networks: list[KubeObject]
+    notes: list[KrmError]  # values written that look wrong but Nephio accepts (warnings)
 
 
 class Dialect:
@@ -87,6 +88,9 @@ class Dialect:
     NAD_PREFIX = condition_type(NAD_API_VERSION, NAD_KIND, "")
     missing_cluster = "workload cluster is missing from the kpt package"
     no_interface = "expected Interface object to generate the nad"
+    # the Interface fields the NAD's name and namespace come from (named in a refusal)
+    name_field = f'metadata.annotations["{FOR_ANNOTATION}"]'
+    namespace_field = f'metadata.annotations["{NAMESPACE_ANNOTATION}"]'
 
     def read_cluster(self, obj: KubeObject) -> Cluster:
         values = read_workload_cluster(obj)
@@ -165,8 +169,7 @@ class Dialect:
         routes: dict[str, Route] = {}
         for claim in inputs.claims.ip:
             status = _status(claim)
-            address = _text(status.get("prefix"))
-            gateway = _text(status.get("gateway"))
+            address, gateway = _address(claim, status, inputs.notes)
             addresses.setdefault(address, Address(address, gateway))
             if address and gateway:
                 network = _text(claim.get("spec.networkInstance.name"))
@@ -193,6 +196,8 @@ class Nephio202305(Dialect):
     cluster_kind = (INFRA_API_VERSION, CLUSTER_CONTEXT_KIND)
     ip_kind = (IPALLOC_2023_API_VERSION, IPALLOCATION_KIND)
     vlan_kind = (VLANALLOC_2023_API_VERSION, VLANALLOCATION_KIND)
+    name_field = "metadata.name"
+    namespace_field = "metadata.namespace"
     single_cluster = False
     missing_cluster = "expected ClusterContext object to generate the nad"
 
@@ -214,7 +219,7 @@ class Nephio202305(Dialect):
         if cluster_type and cluster_type != inputs.cni_type:
             raise CniError("CNIType mismatch between interface and clustercontext")
         status = _status(inputs.claims.ip[-1])  # nad-fn of May 2023: the last allocation's
-        address = Address(_text(status.get("prefix")), _text(status.get("gateway")))
+        address = _address(inputs.claims.ip[-1], status, inputs.notes)
         return cni_config(
             inputs.cni_type,
             inputs.cluster.master_interface,
@@ -240,6 +245,8 @@ class Design(Dialect):
     vlan_kind = (DESIGN_IPAM_API_VERSION, VLANALLOCATION_KIND)
     ownership: Ownership = OwnerReferenceOrAnnotation(DESIGN_OWNER_ANNOTATION)
     requires_kptfile = False
+    name_field = "metadata.name"
+    namespace_field = "metadata.namespace"
     single_cluster = False
     missing_cluster = "waiting for a ClusterContext: the NAD's master interface is not known"
     no_interface = "the package has no Interface of this name"
@@ -300,13 +307,95 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
+def shown_value(value: object) -> str:
+    """A value for a message as JSON writes it (``"100"`` quoted, ``100.0``), never a repr."""
+    import json  # a wrong value only
+
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+VLAN_MAX = 4095  # a 12-bit 802.1Q VLAN id; Nephio's vlanID is a uint16 (nephio-project/api)
+
+
 def _vlan_id(claims: list[KubeObject]) -> int:
-    """The last VLAN claim's ``status.vlanID`` (0 when it has none), as nad-fn reads it."""
+    """The last VLAN claim's ``status.vlanID`` (0 when it has none), as nad-fn reads it; a
+    KrmError naming the claim's field when it is not an integer from 0 to 4095 (a quoted
+    ``"100"`` or ``100.0`` included: Nephio's type is an integer, and reading it as absent would
+    write an untagged ``master``)."""
     vlan_id = 0
     for claim in claims:
         value = _status(claim).get("vlanID")
-        vlan_id = value if isinstance(value, int) and not isinstance(value, bool) else 0
+        if value is None:
+            vlan_id = 0
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= VLAN_MAX:
+            raise KrmError(
+                f"{claim.kind} {claim.name}: status.vlanID is {shown_value(value)}, expected an "
+                f"integer VLAN id from 0 to {VLAN_MAX} (unquoted)",
+                obj=claim,
+                field="status.vlanID",
+            )
+        vlan_id = value
     return vlan_id
+
+
+def _address(claim: KubeObject, status: dict[str, object], notes: list[KrmError]) -> Address:
+    """The claim's ``status.prefix`` and ``status.gateway`` as the NAD writes them, checked: the
+    prefix an address with its prefix length, the gateway an address of the same family. A
+    KrmError naming the claim's field otherwise. A gateway outside the prefix (other than a
+    single-address prefix, /32 or /128, whose gateway is on-link by convention) is written, as
+    nad-fn writes it (Nephio's own test claims have one), with a note: a warning."""
+    address = _text(status.get("prefix"))
+    gateway = _text(status.get("gateway"))
+    import ipaddress  # on first use: not a start-up cost
+
+    interface = None
+    if address:
+        try:
+            interface = ipaddress.ip_interface(address)
+        except ValueError:
+            raise KrmError(
+                f"{claim.kind} {claim.name}: status.prefix {shown_value(address)} is not an IP "
+                "address with its prefix length (172.0.0.254/24, 2001:db8::1/64)",
+                obj=claim,
+                field="status.prefix",
+            ) from None
+        if "/" not in address:
+            raise KrmError(
+                f"{claim.kind} {claim.name}: status.prefix {shown_value(address)} has no "
+                "prefix length",
+                obj=claim,
+                field="status.prefix",
+            )
+    if gateway:
+        try:
+            gw = ipaddress.ip_address(gateway)
+        except ValueError:
+            raise KrmError(
+                f"{claim.kind} {claim.name}: status.gateway {shown_value(gateway)} is not an IP "
+                "address",
+                obj=claim,
+                field="status.gateway",
+            ) from None
+        if interface is not None and gw.version != interface.version:
+            raise KrmError(
+                f"{claim.kind} {claim.name}: status.gateway {gateway} is an IPv{gw.version} "
+                f"address and status.prefix {address} an IPv{interface.version} one",
+                obj=claim,
+                field="status.gateway",
+            )
+        host = interface is not None and interface.network.prefixlen == interface.max_prefixlen
+        if interface is not None and not host and gw not in interface.network:
+            notes.append(
+                KrmError(
+                    f"{claim.kind} {claim.name}: status.gateway {gateway} is outside "
+                    f"status.prefix {address} (network {interface.network}): written as it is, "
+                    "check the IP claim",
+                    obj=claim,
+                    field="status.gateway",
+                )
+            )
+    return Address(address, gateway)
 
 
 DIALECTS: dict[str, Dialect] = {

@@ -29,6 +29,7 @@ from krmlib import (
     KrmError,
     KubeObject,
     ResourceList,
+    check_names,
 )
 from krmlib.children import default_child_path
 
@@ -46,7 +47,7 @@ def process(rl: ResourceList, config: Config) -> None:
     if not len(rl.items):
         rl.results.info("no resources present in the resourcelist")
         return
-    kptfile = rl.items.kptfile
+    kptfile = rl.package().kptfile  # the rendered package's, not a subpackage's
     conditions = Conditions(kptfile)  # read once: thousands of conditions in a big package
     listed = [c for t in conditions.types() if (c := conditions.get(t)) is not None]
     dialect = choose(rl, config, listed)
@@ -307,6 +308,14 @@ class Run:
         if interface is None:
             raise CniError(dialect.no_interface)
         name, namespace = dialect.identity(interface)
+        check_names(
+            name,
+            namespace,
+            kind=NAD_KIND,
+            source=interface,
+            field=dialect.name_field,
+            namespace_field=dialect.namespace_field,
+        )
         spec = interface.get("spec")
         if not isinstance(spec, dict):
             raise KrmError("Interface has no spec", obj=interface, field="spec")
@@ -323,8 +332,11 @@ class Run:
             self.cluster,
             claims,
             self.package.networks,
+            [],
         )
         text = dialect.config(inputs, self.tables.routes)
+        for note in inputs.notes:
+            self.rl.results.warning(note.message, note.obj, note.field)
         for claim in (*claims.ip, *claims.vlan):
             claim.release()  # read once: its values go (memory)
         return name, namespace, text, interface
@@ -363,9 +375,10 @@ class Run:
         """The NAD cannot be written: its condition says why (reason kept), and a warning."""
         self.conditions.set(Condition(condition.type, "False", condition.reason, message))
         field = exc.field if isinstance(exc, KrmError) else None
-        self.rl.results.warning(
-            f"no {NAD_KIND} for {condition.type}: {message}", obj or self.rl.items.kptfile, field
-        )
+        if isinstance(exc, KrmError) and exc.obj is not None:
+            obj = exc.obj  # the item the field is on (a claim's status.vlanID)
+        where = obj or self.rl.package().kptfile
+        self.rl.results.warning(f"no {NAD_KIND} for {condition.type}: {message}", where, field)
 
     def report(self) -> None:
         counts = self.counts

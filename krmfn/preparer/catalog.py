@@ -26,6 +26,7 @@ from krmlib import (
     check_readable,
     default_file_name,
     is_kptfile,
+    kptfile_folders,
     read_package,
     text_of,
 )
@@ -176,8 +177,7 @@ def _folder_entries(folder: Path, templates: Mapping[str, CatalogEntry]) -> _Rea
         return [], []
     roots: list[Path] = []
     outermost: set[Path] = set()  # the roots so far, to look a folder's parents up in
-    for found in sorted(folder.rglob("Kptfile")):
-        pkg = found.parent
+    for pkg in kptfile_folders(folder):  # the tree rules: no links, no hidden folders
         if pkg not in outermost and outermost.isdisjoint(pkg.parents):
             roots.append(pkg)
             outermost.add(pkg)
@@ -186,7 +186,7 @@ def _folder_entries(folder: Path, templates: Mapping[str, CatalogEntry]) -> _Rea
     folders: dict[str, Path] = {}  # id -> the package that has it
     for pkg in roots:
         try:
-            objects = read_package(pkg)
+            objects = read_package(pkg, tree=True)
         except KrmError as exc:
             # A file that cannot be read (an I/O error) is an error: the entry is not "missing".
             # A malformed package is skipped with a warning.

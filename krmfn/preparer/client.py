@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import os
+import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -121,7 +123,7 @@ class DataClient:
             own = [kptfile, *objects]
         else:
             _write_package(folder, [kptfile, *objects])
-            own = read_package(folder)
+            own = read_package(folder, tree=True)
         metadata = entry_metadata(own, {"type": PROVISIONED})
         if base is not None:
             entry = with_template(site_id, base, own, metadata)
@@ -177,14 +179,20 @@ class DataClient:
 
 
 def _write_package(folder: Path, objects: Sequence[KubeObject]) -> None:
-    """A new package folder, one file per path, documents joined by ``---``."""
+    """A new package folder, one file per path, documents joined by ``---``: built aside and put
+    in place whole (``write_package`` of a folder that does not exist). A folder already there
+    is not a site (the catalog found none in it): half made by an older version, it is moved
+    aside and removed (a kill meanwhile: by the next run), and made anew."""
     placed = []
     for obj in objects:
         copy = obj.copy()
         copy.set_path("Kptfile" if is_kptfile(copy) else copy.path or "resources.yaml")
         placed.append(copy)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        if folder.is_dir() and not folder.is_symlink():
+            aside = folder.with_name(f".{folder.name}.krmfn-tmp-half-made-{os.getpid()}")
+            folder.rename(aside)  # out of the way at once; removed (a kill: by the next run)
+            shutil.rmtree(aside)
         write_package(folder, placed)  # paths checked, kpt's annotations left out
     except OSError as exc:
         raise KrmError(f"cannot register the site package {folder}: {exc}") from None

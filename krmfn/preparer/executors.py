@@ -220,6 +220,14 @@ def _parse_resource_list(
     except KrmError as exc:
         detail = f"; stderr: {_tail(stderr)}" if stderr else ""
         raise KrmError(f"{_name(ctx)}: bad output: {exc}{detail}", obj=ctx.target) from None
+    if "\nresults:" in stdout:  # the plugin's own results are kept (issue 35)
+        kept = _parse_by(ctx, deadline, _results, stdout)
+        errors = [message for severity, message in kept if severity == "error"]
+        if errors:
+            raise KrmError(f"{_name(ctx)}: {'; '.join(errors)}", obj=ctx.target)
+        for severity, message in kept:
+            report = ctx.results.warning if severity == "warning" else ctx.results.info
+            report(f"{_name(ctx)}: {message}", ctx.target)
     return list(output.items)
 
 
@@ -407,6 +415,12 @@ def run_image(ctx: PluginContext) -> Outcome:
 
 def _result_errors(text: str) -> list[str]:
     """The error messages of a plugin's results (best effort)."""
+    return [message for severity, message in _results(text) if severity == "error"]
+
+
+def _results(text: str) -> list[tuple[str, str]]:
+    """(severity, message) of each of a plugin's results (best effort; kpt's default severity
+    is error)."""
     try:
         results = KubeObject.from_yaml(text).get("results", []) or []
     except KrmError:
@@ -414,9 +428,9 @@ def _result_errors(text: str) -> list[str]:
     if not isinstance(results, list):
         return []
     return [
-        str(r.get("message", ""))
+        (str(r.get("severity") or "error"), str(r.get("message", "")))
         for r in results
-        if isinstance(r, dict) and r.get("severity", "error") == "error"
+        if isinstance(r, dict)
     ]
 
 

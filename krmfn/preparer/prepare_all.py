@@ -42,6 +42,7 @@ from krmlib import (
     ResourceList,
     Results,
     command_read_root,
+    die_with_parent,
     fork_safe,
     internal_error,
     parse_config,
@@ -49,9 +50,11 @@ from krmlib import (
     read_named_file,
     read_package,
     read_roots,
+    read_tree_file,
     remove_leftovers,
     text_of,
     tree_lock,
+    unfinished_folders,
 )
 
 from .catalog import cached_catalogs, load_catalog
@@ -63,7 +66,7 @@ from .process import catalog_folder, process
 from .tree import packages_under
 
 USAGE = """usage: krmfn prepare-all ROOT [--catalog DIR] [--max-iterations N] [--jobs N]
-                         [--check] [--no-wait] [-o table|json|yaml] [-q | -v]
+                         [--check] [--no-wait] [--no-lock] [-o table|json|yaml] [-q | -v]
 
 Prepare every deployment package under ROOT (a folder whose Kptfile pipeline runs
 krmfn-preparer, or that holds a Deployment resource), children before parents, in passes until
@@ -79,6 +82,8 @@ Progress goes to stderr, one line a package.
                         (PREPARED and the counts tell each package's state on disk)
   --no-wait             refuse at once when another krmfn command is writing ROOT (default:
                         wait for it, with a message)
+  --no-lock             write without the tree's lock where the file system refuses flock
+                        (default: refuse to write there); only when no other command writes ROOT
   -o, --output FORMAT   table (default), json or yaml
   -q, --quiet           no progress on stderr
   -v, --verbose         progress with the files each package changed, and per-package seconds
@@ -89,9 +94,11 @@ and a warning otherwise. Writes are crash-safe (docs/durability.md): every file 
 atomically, a new child package appears whole, a package is marked prepared only after what it
 points to is on disk, and one command writes a tree at a time; after a kill, running the
 command again finishes the job. A package that fails (malformed files, an I/O error, a worker
-that died) fails alone, with its reason. Files named by a config (the catalog, preparer
-configs, exec plugins) are read inside ROOT or the package tree; KRMFN_ALLOW_READ=DIR allows
-more. Nothing is written outside ROOT.
+that died, a folder that cannot be listed) fails alone, with its reason (on stderr too, with -q).
+SIGINT, SIGTERM and SIGHUP stop the run with one line and exit 130, 143 and 129; the workers
+and plugins stop with it, and whatever ends the command, nothing of it is left running. Files
+named by a config (the catalog, preparer configs, exec plugins) are read inside ROOT or the
+package tree; KRMFN_ALLOW_READ=DIR allows more. Nothing is written outside ROOT.
 """
 
 WAITING = "waiting"
@@ -223,7 +230,7 @@ def prepare_package(task: Task) -> Outcome:
         if task.problem:
             raise KrmError(task.problem)
         # A look at the Deployment first: most packages of a rerun are prepared already.
-        own = read_package(task.folder, subpackages=False, annotate=False)
+        own = read_package(task.folder, subpackages=False, annotate=False, tree=True)
         _describe(outcome, find_deployment(own))
         missing = _missing_children(task, own)
         if outcome.prepared and not missing:
@@ -286,7 +293,7 @@ def _repair(pkg: Package, missing: Sequence[str]) -> None:
 
 
 def _prepare(task: Task, outcome: Outcome, missing: Sequence[str] = ()) -> None:
-    pkg = Package.read(task.folder, package_path=True)
+    pkg = Package.read(task.folder, package_path=True, tree=True)
     if missing:
         _repair(pkg, missing)
     config = package_config(pkg, task.catalog, task.max_iterations)
@@ -333,13 +340,14 @@ def deployment_packages(root: Path, skip: Path | None) -> list[tuple[Path, str]]
     children first, each with the problem that keeps it from being read (``""`` for none): a
     package whose Kptfile cannot be read is listed with its error, to fail alone."""
     out = []
-    for folder in packages_under(root, skip):
+    unlistable: list[tuple[Path, str]] = []
+    for folder in packages_under(root, skip, unlistable):
         try:
-            text = (folder / "Kptfile").read_text(encoding="utf-8")
+            text = read_tree_file(folder / "Kptfile", str(folder / "Kptfile"))
             kptfile = read_documents(text, "Kptfile")
             runs = bool(kptfile) and preparer_step(kptfile[0]) is not None
             if runs or is_deployment_package(
-                read_package(folder, subpackages=False, annotate=False)
+                read_package(folder, subpackages=False, annotate=False, tree=True)
             ):
                 out.append((folder, ""))
         except KrmError as exc:
@@ -347,6 +355,8 @@ def deployment_packages(root: Path, skip: Path | None) -> list[tuple[Path, str]]
         except (OSError, UnicodeDecodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8"
             out.append((folder, f"cannot read {folder / 'Kptfile'}: {reason}"))
+    # A folder that cannot be listed may hold packages: an error of its own, never left out.
+    out.extend((folder, f"cannot list the folder {folder}: {why}") for folder, why in unlistable)
     return out
 
 
@@ -373,9 +383,8 @@ class Progress:
         self.verb = "would change" if check else "changed"
 
     def say(self, text: str) -> None:
-        if self.level > 0:
-            sys.stderr.write(text + "\n")
-            sys.stderr.flush()
+        if self.level > 0 and not _tell(text):
+            self.level = 0  # stderr refuses (closed, full): the run goes on without progress
 
     def package(self, number: int, done: int, total: int, outcome: Outcome) -> None:
         if self.level == 0:
@@ -416,7 +425,13 @@ def run_pass(
     while waiting:  # a new pool after a worker died: the packages left go on
         running: dict[Future[Outcome], Task] = {}
         broken = False
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork")) as pool:
+        pool = ProcessPoolExecutor(
+            max_workers=jobs,
+            mp_context=get_context("fork"),
+            initializer=_worker_start,
+            initargs=(os.getpid(),),
+        )
+        try:
             while (waiting or running) and not broken:
                 blocked: list[str] = []
                 for task in list(waiting):
@@ -428,7 +443,11 @@ def run_pass(
                         blocked.append(key)
                         continue
                     waiting.remove(task)
-                    running[pool.submit(prepare_package, task)] = task
+                    try:
+                        running[pool.submit(prepare_package, task)] = task
+                    except OSError as exc:  # no process could be started (fork refused)
+                        why = exc.strerror or str(exc)
+                        raise KrmError(f"cannot start the worker processes: {why}") from None
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in done:
                     task = running.pop(future)
@@ -443,6 +462,32 @@ def run_pass(
                 outcome = _died(task)
                 report(outcome)
                 yield outcome
+        except BaseException:  # a signal, an error starting the pool, the caller stopped
+            _stop(pool)
+            raise
+        pool.shutdown()
+
+
+def _worker_start(parent: int) -> None:
+    """In each worker: killed when prepare-all ends, whatever ends it (a worker left waiting on
+    the pool's queue would never end), the tree's lock closed (krmlib closes it in every fork),
+    and the signals left to prepare-all, which stops the pool."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the group: prepare-all stops us
+    for name in ("SIGTERM", "SIGHUP"):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
+    die_with_parent(parent)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Stop the pool now: its workers killed (each file they were writing is old or new; their
+    plugins die with them), the packages not started dropped."""
+    processes: Any = getattr(pool, "_processes", None) or {}
+    for worker in list(processes.values()):
+        with contextlib.suppress(Exception):
+            worker.kill()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _died(task: Task) -> Outcome:
@@ -630,6 +675,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--no-wait", action="store_true", dest="no_wait")
+    parser.add_argument("--no-lock", action="store_true", dest="no_lock")
     parser.add_argument("-o", "--output", choices=("table", "json", "yaml"), default="table")
     parser.add_argument("-q", "--quiet", action="store_true")
     parser.add_argument("-v", "--verbose", action="store_true")
@@ -659,17 +705,20 @@ def main(argv: list[str]) -> int:
     allowed = [root] if given is None else [root, given]
 
     def waiting() -> None:
-        sys.stderr.write(
+        _tell(
             f"krmfn prepare-all: another krmfn command is writing {root}; waiting for it "
-            "(--no-wait refuses instead)\n"
+            "(--no-wait refuses instead)"
         )
-        sys.stderr.flush()
 
+    lock = {"exclusive": not opts.check, "wait": not opts.no_wait, "lock": not opts.no_lock}
+    half_made: list[str] = []
     try:
         # One writer per tree; --check only reads (shared: it waits for a writer to finish).
-        with tree_lock(root, exclusive=not opts.check, wait=not opts.no_wait, on_wait=waiting):
+        with tree_lock(root, on_wait=waiting, **lock):
             if not opts.check:
                 remove_leftovers(root)  # what a killed run left: finished or removed
+            else:  # a folder a killed run put in place but did not finish (files pending)
+                half_made = _half_made(root, given)
             with command_read_root(*allowed), cached_catalogs():
                 outcomes, summary = prepare_all(
                     root,
@@ -685,22 +734,50 @@ def main(argv: list[str]) -> int:
         return _fail(f"{exc.filename or root}: {exc.strerror or exc}", opts.output)
     sys.stdout.write(render(outcomes, summary, opts.output, opts.verbose))
     if verbosity > 0 or opts.check:
-        sys.stderr.write(summary_line(summary) + "\n")
+        _tell(summary_line(summary))
+    for outcome in [o for o in outcomes if o.errors] if verbosity == 0 else []:
+        _tell(f"krmfn prepare-all: {outcome.id}: error: {'; '.join(outcome.errors)}")
+    if verbosity == 0 and not summary.converged:
+        _tell(f"krmfn prepare-all: error: still changing after {summary.passes} passes")
+    for folder in half_made:
+        _tell(
+            f"prepare-all --check: {folder} is half made (a killed run put it in place with "
+            "files still pending); prepare-all finishes it"
+        )
     if not outcomes:
         severity = "error" if opts.check else "warning"
-        sys.stderr.write(f"krmfn prepare-all: {severity}: no deployment package under {root}\n")
+        _tell(f"krmfn prepare-all: {severity}: no deployment package under {root}")
         if opts.check:
             return 1
     bad = [o for o in outcomes if not o.prepared or o.errors or (opts.check and o.changed)]
     if opts.check and bad and opts.output == "table":
-        sys.stderr.write("prepare-all --check: not clean: " + ", ".join(o.id for o in bad) + "\n")
-    return 1 if bad or not summary.converged else 0
+        _tell("prepare-all --check: not clean: " + ", ".join(o.id for o in bad))
+    return 1 if bad or half_made or not summary.converged else 0
+
+
+def _tell(text: str) -> bool:
+    """A line on stderr; False when stderr refuses it (closed, full): never the run's end."""
+    try:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        return False
+    return True
+
+
+def _half_made(root: Path, catalog: Path | None) -> list[str]:
+    """The folders under ``root`` (and the catalog, a provisioned site included) that a killed
+    run published with files still under pending names, relative to ``root``."""
+    found: list[Path] = []
+    for place in dict.fromkeys([root, *([catalog] if catalog is not None else [])]):
+        found.extend(Path(f) for f in unfinished_folders(place) if Path(f) not in found)
+    return [relative(root, f) if f.is_relative_to(root) else str(f) for f in found]
 
 
 def _fail(message: str, form: str) -> int:
     """The run could not be done (the lock, an I/O error outside any package): one message on
     stderr, and with ``-o json``/``yaml`` a document saying so on stdout."""
-    sys.stderr.write(f"krmfn prepare-all: error: {message}\n")
+    _tell(f"krmfn prepare-all: error: {message}")
     if form != "table":
         doc: dict[str, Any] = {"packages": [], "summary": None, "error": message}
         if form == "json":

@@ -321,7 +321,59 @@ def self_placement(catalog: Catalog, template_id: str, own: Sequence[KubeObject]
             f"{placement.name}, which places template {template_id} again (every render would "
             "nest one level deeper)"
         )
+    own_id = deployment.get("spec.templateId") if deployment is not None else None
+    cycle = placement_cycle(catalog, template_id, str(own_id) if own_id else "")
+    if cycle:
+        return (
+            f"templates place each other in a cycle: {' -> '.join(cycle)} (each template's "
+            "package holds a Placement of the next; every render would nest one level deeper)"
+        )
     return ""
+
+
+def _placed_ids(objects: Sequence[KubeObject]) -> list[str]:
+    """The template ids the Placements among ``objects`` place, in order (a Template's
+    ``spec.templateId``, else its ``status.templateId``)."""
+    ids: dict[str, str] = {}
+    for obj in objects:
+        if obj.is_kind(TOPOLOGY, "Template"):
+            found = obj.get("spec.templateId") or obj.get("status.templateId")
+            if isinstance(found, str | int) and not isinstance(found, bool) and found != "":
+                ids.setdefault(obj.name, str(found))
+    placed: list[str] = []
+    for obj in objects:
+        entries = obj.get("spec.templates") if obj.is_kind(TOPOLOGY, "Placement") else None
+        for entry in entries if isinstance(entries, list) else []:
+            name = str(entry.get("template")) if isinstance(entry, dict) else ""
+            if name in ids and ids[name] not in placed:
+                placed.append(ids[name])
+    return placed
+
+
+def placement_cycle(catalog: Catalog, template_id: str, own_id: str) -> list[str]:
+    """The templates, in order, of a cycle that placing ``template_id`` enters (back to itself,
+    to ``own_id``, the template this package is a deployment of, or to a template between),
+    through the Placements of the catalog's template packages; [] when there is none. Each
+    template package is read once."""
+    path = [own_id, template_id] if own_id else [template_id]
+    seen: set[str] = set()
+
+    def search(current: str) -> list[str]:
+        if current in seen:
+            return []
+        seen.add(current)
+        entry = catalog.find("templates", current)
+        for placed in _placed_ids(entry.load()) if entry is not None else []:
+            if placed in path:
+                return [*path[path.index(placed) :], placed]
+            path.append(placed)
+            found = search(placed)
+            if found:
+                return found
+            path.pop()
+        return []
+
+    return search(template_id)
 
 
 def check_placements(
@@ -407,5 +459,6 @@ __all__ = [
     "DEFAULT_REGISTRATIONS",
     "check_placements",
     "child_folders",
+    "placement_cycle",
     "self_placement",
 ]

@@ -2,28 +2,20 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from krmfn.tko import preparer_step
+from krmlib import kptfile_folders
 
 
-def packages_under(root: Path, skip: Path | None) -> list[Path]:
+def packages_under(
+    root: Path, skip: Path | None, unlistable: list[tuple[Path, str]] | None = None
+) -> list[Path]:
     """Every folder with a Kptfile under ``root`` (``skip``, hidden folders and symbolic links
-    left out, as kpt leaves them out), children before parents (kpt renders subpackages first)."""
-    found: list[Path] = []
-    for current, dirs, files in os.walk(root, followlinks=False):
-        folder = Path(current)
-        dirs[:] = sorted(
-            d
-            for d in dirs
-            if not d.startswith(".")
-            and not os.path.islink(os.path.join(current, d))
-            and not (skip is not None and (folder / d).resolve().is_relative_to(skip))
-        )
-        kptfile = folder / "Kptfile"
-        if "Kptfile" in files and not kptfile.is_symlink() and kptfile.is_file():
-            found.append(folder)
+    left out, as SECURITY.md promises: ``krmlib.kptfile_folders``), children before parents (kpt
+    renders subpackages first). A folder that cannot be listed goes to ``unlistable`` with the
+    system's reason (raised as ``UnlistableFolder`` without the list)."""
+    found = kptfile_folders(root, skip, unlistable)  # krmlib's tree rules: no links or hidden
     return sorted(found, key=lambda p: (-len(p.parts), str(p)))
 
 

@@ -15,6 +15,7 @@ cluster; JSON Schema ``format`` (kubeconform does not assert formats either).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -36,9 +37,14 @@ def validate_package(rl: ResourceList, own: list[KubeObject], config: Config) ->
             plugins.setdefault((spec.api_version, spec.kind), []).append(spec)
     ok = True
     for obj in own:
+        key = (obj.api_version, obj.kind)
+        validators = plugins.get(key)
+        # the cheap lookup first: most items have neither a plugin nor a schema
+        accepts = None if validators else _checker(*key)
+        if not validators and accepts is None:
+            continue
         if is_kptfile(obj) or obj.is_local_config:
             continue
-        validators = plugins.get((obj.api_version, obj.kind))
         if validators:
             for spec in validators:
                 error = _run_plugin(spec, rl, own, obj)
@@ -50,11 +56,13 @@ def validate_package(rl: ResourceList, own: list[KubeObject], config: Config) ->
                     )
                     ok = False
             continue
-        schema = _schema(obj.api_version, obj.kind)
-        if schema is None:
+        assert accepts is not None
+        data = obj.to_dict()
+        obj.release()  # the parse is not kept on the item: read once, here
+        if accepts(data):
             continue
-        problems: list[Problem] = []
-        _check(obj.to_dict(), schema, (), problems)
+        problems: list[Problem] = []  # invalid: the detailed walk names every problem
+        _check(data, _schema(*key) or {}, (), problems)
         for field, message in problems:
             rl.results.error(
                 f"{obj.kind} {obj.name} is invalid: {message} (Kubernetes {obj.api_version} "
@@ -77,6 +85,103 @@ def _schema(api_version: str, kind: str) -> dict[str, Any] | None:
     schema = json.loads(path.read_text(encoding="utf-8"))
     assert isinstance(schema, dict)
     return schema
+
+
+@cache
+def _checker(api_version: str, kind: str) -> Accepts | None:
+    """The schema of ``kind`` compiled into a yes/no check (None: no schema, not checked)."""
+    schema = _schema(api_version, kind)
+    if schema is None:
+        return None
+    check = _compile(schema, {})
+
+    def accepts(value: Any) -> bool:
+        try:
+            return check(value)
+        except _Unsure:
+            return False
+
+    return accepts
+
+
+class _Unsure(Exception):
+    """A value the compiled check does not decide (the detailed walk does)."""
+
+
+Accepts = Callable[[Any], bool]
+_PLAIN = (dict, list, str, int, float, bool, type(None))
+_TYPE_TESTS: dict[str, tuple[type, ...]] = {
+    "object": (dict,),
+    "array": (list,),
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "null": (type(None),),
+}
+
+
+def _compile(schema: dict[str, Any], done: dict[int, Accepts]) -> Accepts:
+    """A check that accepts ``value`` exactly when :func:`_check` finds no problem in it; it
+    raises :class:`_Unsure` on a value that is not plain data (the walk decides those).
+
+    Built once per schema node; on valid input it costs a type test and a lookup per node, no
+    path, no list of problems."""
+    known = done.get(id(schema))
+    if known is not None:
+        return known
+    types = schema.get("type")
+    allowed: tuple[type, ...] | None = None  # None: any type
+    numbers_only = False  # integer/number without boolean: a bool is refused
+    if types is not None:
+        names = [types] if isinstance(types, str) else list(types)
+        if all(name in _TYPE_TESTS for name in names):
+            allowed = tuple({t for name in names for t in _TYPE_TESTS[name]})
+            numbers_only = "boolean" not in names and bool({"integer", "number"} & set(names))
+    enum = schema.get("enum") if "enum" in schema else None
+    has_enum = "enum" in schema
+    one_of = [_compile(option, done) for option in schema["oneOf"]] if "oneOf" in schema else None
+    properties = {key: _compile(sub, done) for key, sub in (schema.get("properties") or {}).items()}
+    extra = schema.get("additionalProperties", True)
+    strict = extra is False
+    extra_check = _compile(extra, done) if isinstance(extra, dict) else None
+    required = tuple(schema.get("required") or ())
+    items_schema = schema.get("items")
+    items = _compile(items_schema, done) if isinstance(items_schema, dict) else None
+
+    def accepts(value: Any) -> bool:
+        if not isinstance(value, _PLAIN):
+            raise _Unsure  # not plain data: the walk decides (as a string, as kubeconform)
+        if allowed is not None:
+            if not isinstance(value, allowed):
+                return False
+            if numbers_only and isinstance(value, bool):
+                return False
+        if value is None:
+            return True
+        if has_enum and value not in enum:  # type: ignore[operator]
+            return False
+        if one_of is not None and sum(option(value) for option in one_of) != 1:
+            return False
+        if isinstance(value, dict):
+            for name in required:
+                if name not in value:
+                    return False
+            for key, item in value.items():
+                check = properties.get(key)
+                if check is not None:
+                    if not check(item):
+                        return False
+                elif strict or (extra_check is not None and not extra_check(item)):
+                    return False
+        elif items is not None and isinstance(value, list):
+            for item in value:
+                if not items(item):
+                    return False
+        return True
+
+    done[id(schema)] = accepts
+    return accepts
 
 
 _TYPES = {

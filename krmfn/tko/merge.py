@@ -108,6 +108,7 @@ def plan(inputs: Sequence[KubeObject], from_package: bool = False) -> list[Plann
     planned = []
     for position, obj in enumerate(inputs, start=1):
         obj.validate()
+        _check_metadata_maps(obj)
         name = obj.name
         dest = obj.annotations.get(RENAME, name)
         if not dest:
@@ -133,6 +134,22 @@ def plan(inputs: Sequence[KubeObject], from_package: bool = False) -> list[Plann
     _check_cycles(planned)
     _check_conflicts(planned)
     return planned
+
+
+def _check_metadata_maps(obj: KubeObject) -> None:
+    """``metadata.labels`` and ``metadata.annotations`` of an input are maps (or null): a
+    string or a list there would be merged into the package's resource as it is."""
+    metadata = obj.get("metadata")
+    for key in ("labels", "annotations"):
+        value = metadata.get(key) if isinstance(metadata, dict) else None
+        if value is not None and not isinstance(value, dict):
+            import json  # a refusal only
+
+            raise KrmError(
+                f"metadata.{key} must be a map of strings, got {json.dumps(value, default=str)}",
+                obj=obj,
+                field=f"metadata.{key}",
+            )
 
 
 def _check_cycles(planned: list[Planned]) -> None:
@@ -197,8 +214,9 @@ def merge_planned(
     results: Results | None,
     file_dir: str,
 ) -> list[KubeObject]:
-    for item in planned:
-        _find(target, item)  # ambiguous matches fail before anything changes
+    for item in planned:  # ambiguous matches and invalid new names fail before any change
+        if _find(target, item) is None and not item.obj.is_local_config:
+            check_names(item.dest, item.obj.namespace, kind=item.kind, source=item.obj)
     out: list[KubeObject] = []
     for item in planned:
         match = _find(target, item)
@@ -295,6 +313,10 @@ def _override(match: KubeObject, item: Planned, from_package: bool) -> bool:
     data = item.obj.to_dict()
     metadata = data.setdefault("metadata", {})
     annotations = metadata.get("annotations")
+    if "annotations" in metadata and annotations is None:  # null: the user's go, kpt's stay
+        annotations = metadata["annotations"] = {
+            key: None for key in match.annotations if not is_kpt_internal(key)
+        }
     if isinstance(annotations, dict):
         for key in [k for k in annotations if k in CONTROL or is_kpt_internal(str(k))]:
             del annotations[key]

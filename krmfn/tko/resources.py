@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from krmlib import KrmError, KubeObject
+from krmlib import KrmError, KubeObject, kptfile_folders, read_tree_file
 
 from .annotations import HERE, METADATA
 
@@ -114,18 +114,21 @@ def catalog_index(catalog: Path, section: str) -> dict[str, Path]:
     if not root.is_dir():
         return found
     packages: set[Path] = set()  # the outermost so far: a folder's parents are looked up
-    for kptfile in sorted(root.rglob("Kptfile")):
-        folder = kptfile.parent
+    for folder in kptfile_folders(root):  # the tree rules: no links, no hidden folders
         rel = folder.relative_to(root)
-        if any(part.startswith(".") for part in rel.parts):
-            continue
         if folder in packages or not packages.isdisjoint(folder.parents):
             continue
         packages.add(folder)
         try:
-            obj = KubeObject.from_yaml(kptfile.read_text(encoding="utf-8"))
+            obj = KubeObject.from_yaml(read_tree_file(folder / "Kptfile", str(folder / "Kptfile")))
             declared = obj.annotations.get(ANN_CATALOG_ID)
-        except (OSError, KrmError):
+        except KrmError:
             declared = None
-        found[declared or rel.as_posix()] = folder
+        entry_id = declared or rel.as_posix()
+        first = found.setdefault(entry_id, folder)
+        if first != folder:  # which one is meant would be a guess
+            raise KrmError(
+                f"two catalog packages have the id {entry_id}: {first.relative_to(root)} and "
+                f"{rel} (in {root}; {ANN_CATALOG_ID} or the folder names the id)"
+            )
     return found

@@ -12,7 +12,7 @@ PLACEHOLDERS = ("topology", "instance")
 
 TargetSelector = Literal["repositorySelector", "objectSelector"]
 RevisionType = Literal["string", "integer", "asWritten"]
-CapacityMode = Literal["packageContext", "annotations", "none"]
+CapacityMode = Literal["packageContext", "capacityResource", "annotations", "none"]
 
 
 class WaitRule(Record):
@@ -55,6 +55,9 @@ class Config(FunctionConfig):
     capacity_mode: CapacityMode = Field(default="packageContext", alias="capacityMode")
     approval_policy: str = Field(default="", alias="approvalPolicy")
     downstream_package: str = Field(default="", alias="downstreamPackage")
+    adoption_policy: Literal["adoptNone", "adoptExisting", ""] = Field(
+        default="", alias="adoptionPolicy"
+    )
 
     @field_validator("downstream_package")
     @classmethod

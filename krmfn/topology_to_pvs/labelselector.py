@@ -65,7 +65,7 @@ def _check_expression(expr: Any, path: str) -> list[Problem]:
     values = expr.get("values")
     if operator not in OPERATORS:
         problems.append(
-            (f"{path}.operator", f"must be one of {', '.join(OPERATORS)}, not {operator!r}")
+            (f"{path}.operator", f"must be one of {', '.join(OPERATORS)}, not {_json(operator)}")
         )
     elif operator in ("In", "NotIn"):
         if not isinstance(values, list) or not values:
@@ -97,7 +97,7 @@ def _label_problems(key: Any, path: str, value: Any) -> list[Problem]:
     entry = f"{path}{step}" if step.startswith("[") else f"{path}.{step}"
     problems = _key_problems(key, entry)
     if not isinstance(value, str):
-        return [*problems, (entry, f"label value must be a string, not {value!r}")]
+        return [*problems, (entry, f"label value must be a string, not {_json(value)}")]
     problem = name_problem("label-value", value)
     if problem is not None:
         problems.append((entry, f"{_UNPARSABLE}label value {problem}"))
@@ -192,3 +192,10 @@ def _wants(selector: Mapping[str, Any]) -> dict[str, _Want]:
         else:
             add(expr["key"], False, True, None, set())
     return out
+
+
+def _json(value: Any) -> str:
+    """A value for a message as JSON writes it (never a Python repr)."""
+    import json  # a refusal only
+
+    return json.dumps(value, ensure_ascii=False, default=str)

@@ -7,6 +7,7 @@ from typing import Any
 from krmlib import KubeObject, ResourceList, Results
 from krmlib.children import ChildChange, ChildSync, OwnerNameAnnotation, RemoveChild
 
+from .catalog import PackageIndex, held_elsewhere, index_revisions, pin_workspace
 from .config import Config
 from .deployed import (
     NFDEPLOYED_API_VERSION,
@@ -28,7 +29,16 @@ from .porch import (
     revisions_of,
     target_objects,
 )
-from .pvs import ANN_TOPOLOGY, PVS_API_VERSION, PVS_DIR, PVS_KIND, desired_pvs
+from .pvs import (
+    ANN_TOPOLOGY,
+    CAPACITY_API_VERSION,
+    CAPACITY_FIELDS,
+    CAPACITY_KIND,
+    PVS_API_VERSION,
+    PVS_DIR,
+    PVS_KIND,
+    desired_pvs,
+)
 from .topology import (
     GROUPS,
     TOPOLOGY_KIND,
@@ -77,6 +87,9 @@ def process(rl: ResourceList, config: Config) -> None:
         results.warning(mismatch, rl.function_config, config.field_path("targetSelector"))
     seen: set[tuple[str, str]] = set()
     planned: list[_Planned] = []
+    by_package = index_revisions(revisions_in)
+    unpinnable: set[int] = set()  # topologies naming a class revision the catalog lacks
+    warned: set[int] = set()  # classes already reported
     for obj in topologies(items):
         seen.add((obj.namespace, obj.name))
         topology = read_topology(obj, classes, results)
@@ -92,8 +105,23 @@ def process(rl: ResourceList, config: Config) -> None:
             if config.target_selector == "objectSelector" and repositories_in:
                 _report_missing_repositories(topology, matched, repositories_in, results)
         by_waiter = gates(topology, config.wait_rules)
+        pins: dict[str, str | None] = {}
+        for i in topology.instances:
+            ok, pins[i.name] = pin_workspace(i.nf_class, by_package, config, results, warned)
+            if not ok:
+                unpinnable.add(id(obj))
+            if matched is not None:
+                _report_held(topology, i, matched[i.name], by_package, config, results)
+            if config.capacity_mode == "capacityResource":
+                _report_capacity(topology, i, results)
         desired = [
-            desired_pvs(topology, i, config, [g.condition_type for g in by_waiter.get(i.name, [])])
+            desired_pvs(
+                topology,
+                i,
+                config,
+                [g.condition_type for g in by_waiter.get(i.name, [])],
+                pins[i.name],
+            )
             for i in topology.instances
         ]
         listed = entries(topology, config, revisions, matched)
@@ -101,6 +129,7 @@ def process(rl: ResourceList, config: Config) -> None:
         planned.append(_Planned(topology, desired, by_waiter, revisions, matched))
     clashing = _report_name_clashes(planned, results)
     clashing |= _report_refused_clones(planned, config, results)
+    clashing |= unpinnable
     if not seen:
         results.info(
             "no NFTopology (topology.nephio.org or req.nephio.org) in the package: nothing to "
@@ -198,6 +227,54 @@ def _report_name_clashes(planned: list[_Planned], results: Results) -> set[int]:
             )
             clashing.add(id(topology.obj))
     return clashing
+
+
+def _report_capacity(topology: Topology, instance: Instance, results: Results) -> None:
+    """Capacity fields a Nephio Capacity does not have reach no blueprint: a warning."""
+    unknown = [key for key in instance.capacity if key not in CAPACITY_FIELDS]
+    if unknown:
+        results.warning(
+            f"{instance.name}: capacity {', '.join(unknown)} is not a field of "
+            f"{CAPACITY_API_VERSION} {CAPACITY_KIND} ({', '.join(CAPACITY_FIELDS)}): "
+            "capacityMode capacityResource does not carry it",
+            topology.obj,
+            f"{instance.path}.nfTemplate.capacity",
+        )
+
+
+def _report_held(
+    topology: Topology,
+    instance: Instance,
+    matched: list[str],
+    revisions: PackageIndex,
+    config: Config,
+    results: Results,
+) -> None:
+    """Targets that already hold the downstream package (a PackageRevision not made by this set).
+
+    Porch refuses that clone under the default ``adoptionPolicy: adoptNone`` and the variant
+    stalls, with the error only in its status (porch 74d82d5, packagevariant_controller.go).
+    """
+    held = held_elsewhere(topology, instance, matched, revisions, config)
+    if not held:
+        return
+    name = package_name(topology, instance, config)
+    field = f"{instance.path}.clusterSelector"
+    if config.adoption_policy == "adoptExisting":
+        results.info(
+            f"{instance.name}: {', '.join(held)} already hold package {name}: the variant adopts "
+            "it (adoptionPolicy: adoptExisting)",
+            topology.obj,
+            field,
+        )
+        return
+    results.warning(
+        f"{instance.name}: {', '.join(held)} already hold package {name}, not made by this set: "
+        "Porch refuses the clone (adoptionPolicy adoptNone) and the variant stalls; set "
+        "adoptionPolicy: adoptExisting to adopt it, or downstreamPackage to clone beside it",
+        topology.obj,
+        field,
+    )
 
 
 def _report_matches(

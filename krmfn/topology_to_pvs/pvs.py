@@ -28,6 +28,25 @@ CAPACITY_PREFIX = "capacity."
 CAPACITY_ANNOTATION = "capacity.krmfn.dev/"
 ANN_APPROVAL = "approval.nephio.org/policy"
 
+# capacityMode capacityResource: Nephio's blueprints keep capacity in a local-config
+# req.nephio.org/v1alpha1 Capacity (nephio-project/catalog workloads/free5gc/pkg-example-*-bp/
+# capacity.yaml @5e1a968e), which nfdeploy-fn reads. The PVS template's pipeline sets its fields
+# with the catalog's search-replace (by-path, put-value), one mutator per field; Porch prepends
+# template mutators to the downstream Kptfile's pipeline, named PackageVariant.<pv>.<name>.<i>
+# (porch 74d82d5 packagevariant_controller.go ensureKRMFunctions), so they run before the
+# blueprint's own functions; Porch's function runner runs search-replace v0.2.1 as a binary
+# (deployments/porch/23-function-configurations.yaml, binaryExecutor), no pod.
+CAPACITY_API_VERSION = "req.nephio.org/v1alpha1"
+CAPACITY_KIND = "Capacity"
+CAPACITY_FIELDS = (
+    "maxUplinkThroughput",
+    "maxDownlinkThroughput",
+    "maxSessions",
+    "maxSubscribers",
+    "maxNFConnections",
+)  # spec of req.nephio.org_capacities.yaml (nephio-project/catalog @5e1a968e)
+CAPACITY_FUNCTION = "ghcr.io/kptdev/krm-functions-catalog/search-replace:v0.2.1"
+
 _REVISION = re.compile(r"^v?(\d+)$")
 
 
@@ -43,7 +62,11 @@ def template_labels(topology: Topology, instance: Instance) -> dict[str, str]:
 
 
 def desired_pvs(
-    topology: Topology, instance: Instance, config: Config, gates: list[str]
+    topology: Topology,
+    instance: Instance,
+    config: Config,
+    gates: list[str],
+    workspace: str | None = None,
 ) -> dict[str, Any]:
     """The PackageVariantSet for ``instance`` as plain data (raises KrmError on a bad revision)."""
     name = pvs_name(topology, instance)
@@ -57,19 +80,21 @@ def desired_pvs(
         "kind": PVS_KIND,
         "metadata": metadata,
         "spec": {
-            "upstream": upstream(instance, config),
+            "upstream": upstream(instance, config, workspace),
             "targets": [target(topology, instance, config, gates)],
         },
     }
 
 
-def upstream(instance: Instance, config: Config) -> dict[str, Any]:
+def upstream(instance: Instance, config: Config, workspace: str | None = None) -> dict[str, Any]:
+    """``workspace``: the catalog's workspaceName for the class's revision (catalog.py): current
+    Porch pins through it and ignores ``revision``."""
     cls = instance.nf_class
     out: dict[str, Any] = {"repo": cls.repository, "package": cls.package}
     if cls.revision is not None:
         out["revision"] = revision(cls.revision, config, instance)
-    if cls.workspace:
-        out["workspaceName"] = cls.workspace
+    if cls.workspace or workspace:
+        out["workspaceName"] = cls.workspace or workspace
     return out
 
 
@@ -105,6 +130,8 @@ def target(
     template: dict[str, Any] = {}
     if config.downstream_package:
         template["downstream"] = {"package": package_name(topology, instance, config)}
+    if config.adoption_policy:
+        template["adoptionPolicy"] = config.adoption_policy
     template["labels"] = template_labels(topology, instance)
     annotations: dict[str, str] = {}
     if config.approval_policy:
@@ -120,10 +147,27 @@ def target(
         template["packageContext"] = {
             "data": {CAPACITY_PREFIX + key: value for key, value in data.items()}
         }
+    if data and config.capacity_mode == "capacityResource":
+        template["pipeline"] = {"mutators": capacity_mutators(data)}
     if config.target_selector == "objectSelector":
         template["injectors"] = [{"nameExpr": "target.name"}]
     out["template"] = template
     return out
+
+
+def capacity_mutators(data: dict[str, str]) -> list[dict[str, Any]]:
+    """One search-replace per capacity field that the blueprint's Capacity has, in the
+    topology's order (other fields: a warning, process.py)."""
+    return [
+        {
+            "image": CAPACITY_FUNCTION,
+            "name": f"capacity-{key.lower()}",
+            "selectors": [{"apiVersion": CAPACITY_API_VERSION, "kind": CAPACITY_KIND}],
+            "configMap": {"by-path": f"spec.{key}", "put-value": value},
+        }
+        for key, value in data.items()
+        if key in CAPACITY_FIELDS
+    ]
 
 
 def _text(value: Any) -> str:

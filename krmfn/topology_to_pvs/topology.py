@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from krmlib import Items, KubeObject, Results, parse_path, scalar_text
+from krmlib import (
+    Items,
+    KubeObject,
+    Results,
+    format_path,
+    label_key_problem,
+    parse_path,
+    scalar_text,
+)
 
 from .config import NF_TYPES
 from .labelselector import check_selector
@@ -151,6 +159,20 @@ def _read_instance(
     if not isinstance(name, str) or not name:
         results.error("the instance has no name", obj, f"{path}.name")
         ok = False
+    selector = entry.get("clusterSelector")
+    labels = selector.get("matchLabels") if isinstance(selector, dict) else None
+    labels = labels if isinstance(labels, dict) else {}
+    for key, value in labels.items():
+        if isinstance(value, int | float) and not isinstance(value, bool):  # shown as written
+            where = (*parse_path(path), "clusterSelector", "matchLabels", key)
+            text = scalar_text(obj, where) or str(value)
+            results.error(
+                f'label value must be a string, not the number {text} (quote it: "{text}")',
+                obj,
+                format_path(where),
+            )
+            labels[key] = text  # reported once
+            ok = False
     for field_path, message in check_selector(
         entry.get("clusterSelector"), f"{path}.clusterSelector"
     ):
@@ -176,6 +198,16 @@ def _read_instance(
     if not isinstance(capacity, dict):
         results.error("capacity must be a map", obj, f"{path}.nfTemplate.capacity")
         return None
+    for key in capacity:  # a key lands in an annotation key or a ConfigMap key: label rules
+        problem = "it has a '/'" if "/" in str(key) else label_key_problem(str(key))
+        if problem is not None:
+            results.error(
+                f"capacity key {_shown(key)} cannot be written (capacity.krmfn.dev/<key> or "
+                f"capacity.<key>): {problem}",
+                obj,
+                f"{path}.nfTemplate.capacity",
+            )
+            return None
     for key, value in capacity.items():  # a number is copied as written: 1e3, not 1000.0
         if isinstance(value, int | float) and not isinstance(value, bool):
             where = (*parse_path(path), "nfTemplate", "capacity", key)

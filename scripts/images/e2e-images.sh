@@ -13,7 +13,7 @@
 #      image/<pkg>  every `exec: krmfn-<fn>` (or `exec: krmfn <fn>`) in every
 #                   Kptfile, subpackages included, rewritten to
 #                   `image: localhost/krmfn/<fn>:vX.Y.Z` and rendered with
-#                   KPT_FN_RUNTIME=podman (or docker), through runner-shim.sh:
+#                   KPT_FN_RUNTIME=podman KRM_FN_RUNTIME=podman (or docker), through runner-shim.sh:
 #                   every container runs with a read-only root (no tmpfs),
 #                   --network=none, uid 65532, all capabilities dropped and
 #                   no-new-privileges;
@@ -67,7 +67,7 @@ fail() { log "FAIL $*"; failed=1; }
 # Every image answers kpt fn doc (its --help), as the catalog expects.
 for fn in "${KRMFN_FUNCTIONS[@]}"; do
   image="localhost/krmfn/$fn:$TAG"
-  if ! doc="$(KPT_FN_RUNTIME="$TOOL" kpt fn doc --image "$image" 2>&1)" || [[ -z "$doc" ]]; then
+  if ! doc="$(KPT_FN_RUNTIME="$TOOL" KRM_FN_RUNTIME="$TOOL" kpt fn doc --image "$image" 2>&1)" || [[ -z "$doc" ]]; then
     printf '%s\n' "$doc" | tail -n 15 >&2
     fail "kpt fn doc --image $image"
   fi
@@ -157,7 +157,7 @@ for pkg in "${packages[@]}"; do
 
   t0=$(now_ns)
   runs_before=$(grep -c . "$KRMFN_SHIM_LOG" 2>/dev/null || true)
-  if ! (cd "$work/image" && PATH="$image_path" KPT_FN_RUNTIME="$TOOL" \
+  if ! (cd "$work/image" && PATH="$image_path" KPT_FN_RUNTIME="$TOOL" KRM_FN_RUNTIME="$TOOL" \
       kpt fn render --allow-exec "$name" >"$work/logs/$name.image.log" 2>&1); then
     cat "$work/logs/$name.image.log" >&2
     fail "$pkg: image-mode render failed (read-only root, no network, uid 65532, no capabilities)"
@@ -231,7 +231,7 @@ YAML
         break
       fi
       exec_ms+=("$ms")
-      if ! ms=$(PATH="$image_path" KPT_FN_RUNTIME="$TOOL" timed_eval "$work/overhead/$fn.image.out" \
+      if ! ms=$(PATH="$image_path" KPT_FN_RUNTIME="$TOOL" KRM_FN_RUNTIME="$TOOL" timed_eval "$work/overhead/$fn.image.out" \
           kpt fn eval one -o stdout --image "$image"); then
         fail "overhead: kpt fn eval --image $image failed (log: $work/logs/overhead.log)"
         break

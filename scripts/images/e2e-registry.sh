@@ -8,7 +8,7 @@
 # 3. Reads the registry over its API (registry_check.py): every tag an index with
 #    linux/amd64 and linux/arm64, the digests file right, the OCI labels and the
 #    entrypoint contract in each image's config.
-# 4. Removes the local copies of the pushed names, then with KPT_FN_RUNTIME=podman
+# 4. Removes the local copies of the pushed names, then with KRM_FN_RUNTIME=podman (kpt >= beta.59) and KPT_FN_RUNTIME=podman
 #    (kpt pulls through podman):
 #    - `kpt fn doc --image 127.0.0.1:PORT/krmfn/<fn>:vX.Y.Z` prints the function's
 #      --help, for every function;
@@ -126,7 +126,7 @@ done
 t0=$(now_ns)
 for fn in "${KRMFN_FUNCTIONS[@]}"; do
   image="$REGISTRY/krmfn/$fn:$TAG"
-  if ! KPT_FN_RUNTIME=podman kpt fn doc --image "$image" >"$work/logs/doc-$fn.txt" \
+  if ! KPT_FN_RUNTIME=podman KRM_FN_RUNTIME=podman kpt fn doc --image "$image" >"$work/logs/doc-$fn.txt" \
       2>"$work/logs/doc-$fn.err"; then
     tail -n 10 "$work/logs/doc-$fn.err" >&2
     fail "kpt fn doc --image $image"
@@ -179,7 +179,7 @@ for fn in "${KRMFN_FUNCTIONS[@]}"; do
     cat "$work/logs/eval-$fn-exec.log" >&2
     fail "kpt fn eval --exec krmfn-$fn on $case_dir failed"
   fi
-  if ! (cd "$work/eval" && SOURCE_DATE_EPOCH=1700000000 KPT_FN_RUNTIME=podman \
+  if ! (cd "$work/eval" && SOURCE_DATE_EPOCH=1700000000 KPT_FN_RUNTIME=podman KRM_FN_RUNTIME=podman \
       kpt fn eval "$fn-image" --image "$REGISTRY/krmfn/$fn:$TAG" \
       -e SOURCE_DATE_EPOCH \
       "${config[@]}" >"$work/logs/eval-$fn-image.log" 2>&1); then
@@ -215,7 +215,7 @@ for d in examples/*/; do
     fail "$d: exec-mode render failed"
     continue
   fi
-  if ! (cd "$work/image" && KPT_FN_RUNTIME=podman \
+  if ! (cd "$work/image" && KPT_FN_RUNTIME=podman KRM_FN_RUNTIME=podman \
       kpt fn render "$name" >"$work/logs/$name.image.log" 2>&1); then
     cat "$work/logs/$name.image.log" >&2
     fail "$d: render with $REGISTRY images failed"

@@ -1,0 +1,1 @@
+"""ipam-allocator: IPClaim and VLANClaim status from an address space and a ledger kept in git."""
