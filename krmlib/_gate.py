@@ -54,6 +54,9 @@ _WRITES: dict[int, list[tuple[tuple[Any, ...] | None, Any]]] = {}
 # Objects whose text a function's code handed over (``from_yaml``/``from_item`` called outside
 # krmlib): the reader reads it back before it is written.
 _HANDED: set[int] = set()
+# The objects noted while a run is watched, kept alive until the next run: their ids stay
+# theirs (a dropped one's id given to a new object would pass the new one off as written).
+_NOTED: list[KubeObject] = []
 
 
 def _note(obj: KubeObject, keys: tuple[Any, ...] | None, value: Any) -> None:
@@ -74,14 +77,17 @@ def _note(obj: KubeObject, keys: tuple[Any, ...] | None, value: Any) -> None:
         if not flag:
             _WHERE[key] = (frame.f_code, frame.f_lineno, scope.get("__name__", ""))
             _WRITES[key] = [(keys, value)]
+            _NOTED.append(obj)
             if value is not None:  # text the function's code handed over
                 _HANDED.add(key)
             return
+        _NOTED.append(obj)  # krmlib's own: only where (below) is noted
         frame = frame.f_back
     else:
         writes = _WRITES.get(key)
         if writes is None:
             _WRITES[key] = [(keys, value)]
+            _NOTED.append(obj)
         else:
             writes.append((keys, value))
     while frame is not None:
@@ -113,6 +119,7 @@ def watching() -> Iterator[None]:
     _WHERE.clear()
     _WRITES.clear()
     _HANDED.clear()
+    _NOTED.clear()
     _object.WRITE_HOOK = _note
     try:
         yield
@@ -143,11 +150,15 @@ def module_file(module: str, filename: str) -> str:
 
 class Snapshot:
     """The input's items before the function runs: which objects they are and their
-    identities (read from the headers the reader already learned)."""
+    identities (read from the headers the reader already learned). It holds the objects
+    themselves too: objects are known by ``id()``, and an input item the function drops would
+    otherwise free its id for a new object, which the gate would then take for that input item
+    (its identity, and "checked when read")."""
 
-    __slots__ = ("identities",)
+    __slots__ = ("identities", "items")
 
     def __init__(self, rl: ResourceList) -> None:
+        self.items = list(rl.items)  # alive until the gate ran: their ids stay theirs
         of = _storage.of
         try:
             self.identities = {id(obj): of(obj).head() for obj in rl.items}
