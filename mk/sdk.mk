@@ -5,7 +5,7 @@
 #   make docs-archive   that archive of the HTML `make docs` built: reproducible, its entries
 #               sorted, owned by 0:0 and dated SOURCE_DATE_EPOCH (default: the last commit's time)
 #   make docs   the krmlib API reference and guides (docs/), HTML under build/docs/html,
-#               Sphinx warnings as errors
+#               Sphinx warnings as errors, then packed by make docs-archive (CI builds both)
 #
 # The wheels are built from a copy of the sources: setuptools stages under build/ (and
 # sdk/build/), where the editable install keeps its link trees.
@@ -23,7 +23,6 @@ dist: install docs
 	@$(PIP) wheel -q --disable-pip-version-check --no-deps -w dist \
 		$(DIST_SRC)/sdk $(DIST_SRC)
 	@rm -rf $(DIST_SRC)
-	@$(MAKE) --no-print-directory docs-archive
 	@ls dist/*.whl $(DOCS_ARCHIVE)
 
 DOCS_STAMP := $(VENV)/.installed-docs
@@ -37,6 +36,7 @@ docs: $(DOCS_STAMP)
 	@start=$$(date +%s); \
 	$(VENV)/bin/sphinx-build -E -q -W --keep-going -b html -d build/docs/doctrees docs build/docs/html; \
 	rc=$$?; echo "make docs: build/docs/html/index.html ($$(( $$(date +%s) - start )) s)"; exit $$rc
+	@$(MAKE) --no-print-directory docs-archive
 
 # The HTML of `make docs` as one release artifact, byte for byte the same for the same HTML:
 # entries sorted by name under krmlib-<v>-docs/, owner 0:0, every mtime SOURCE_DATE_EPOCH (default:

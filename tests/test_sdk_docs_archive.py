@@ -63,3 +63,14 @@ def test_the_archive_is_reproducible(tmp_path: Path) -> None:
     assert not any(m.name.endswith(".buildinfo") for m in members)
     paths = [m.name.split("/") for m in members]
     assert paths == sorted(paths)  # each folder's entries by name, a folder before its contents
+
+
+def test_make_docs_packs_the_archive_so_ci_builds_it() -> None:
+    """.ci/run calls `make docs`: the archive is made there too (a dry run lists the commands)."""
+    assert "make docs " in (ROOT / ".ci" / "run").read_text()
+    done = subprocess.run(["make", "-n", "-s", "docs"], cwd=ROOT, capture_output=True, text=True,
+                          check=True)  # fmt: skip
+    lines = done.stdout.splitlines()
+    built = next(i for i, line in enumerate(lines) if "sphinx-build" in line)
+    packed = next(i for i, line in enumerate(lines) if f"gzip -9n > dist/{TOP}.tar.gz" in line)
+    assert built < packed, done.stdout
