@@ -17,6 +17,7 @@ help:
 	@echo "make bench   benchmark table (bench/RESULTS.md)"
 	@echo "make images / e2e-images   container images and the image-mode end-to-end"
 	@echo "make dist    the krmlib and krmfn wheels in dist/;  make docs   krmlib's docs (build/docs/html)"
+	@echo "             make docs also packs them as dist/krmlib-<version>-docs.tar.gz (make docs-archive)"
 
 install: $(STAMP)
 	@$(PY) -m compileall -q build/__editable__* sdk/build/__editable__*

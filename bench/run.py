@@ -64,6 +64,8 @@ PREPARE_ALL_BLOCK = re.compile(r"<!-- prepare-all: begin.*?<!-- prepare-all: end
 INSTRUCTIONS_BLOCK = re.compile(
     r"<!-- instructions: begin.*?<!-- instructions: end -->\n?", re.DOTALL
 )
+# and the output gate's share (issue 34; its figures and method: bench/GATE.md)
+GATE_BLOCK = re.compile(r"<!-- gate: begin.*?<!-- gate: end -->\n?", re.DOTALL)
 
 FUNCTIONS = (
     "interface-expander",
@@ -844,9 +846,9 @@ def render(report: Report, args: argparse.Namespace) -> str:
 
 def write_report(path: Path, text: str) -> None:
     """Write the report; the sections bench/instructions.py and bench/prepare_all.py wrote
-    there before are kept."""
+    there before are kept, and the output gate's (bench/GATE.md)."""
     old = path.read_text(encoding="utf-8") if path.exists() else ""
-    for block in (INSTRUCTIONS_BLOCK, PREPARE_ALL_BLOCK):
+    for block in (INSTRUCTIONS_BLOCK, PREPARE_ALL_BLOCK, GATE_BLOCK):
         kept = block.search(old)
         text += "\n" + kept.group(0) if kept else ""
     path.write_text(text, encoding="utf-8")

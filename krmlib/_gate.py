@@ -54,13 +54,16 @@ _WRITES: dict[int, list[tuple[tuple[Any, ...] | None, Any]]] = {}
 # Objects whose text a function's code handed over (``from_yaml``/``from_item`` called outside
 # krmlib): the reader reads it back before it is written.
 _HANDED: set[int] = set()
+# The objects noted while a run is watched, kept alive until the next run: their ids stay
+# theirs (a dropped one's id given to a new object would pass the new one off as written).
+_NOTED: list[KubeObject] = []
 
 
 def _note(obj: KubeObject, keys: tuple[Any, ...] | None, value: Any) -> None:
     """The write hook: what was written, and the innermost frame of the caller outside krmlib
-    (a few frames up: the write's own, then krmlib's helpers, then the function's code). An
-    object krmlib itself makes (a child from its owner's values) is not noted: new objects are
-    checked whole."""
+    (a few frames up: the write's own, then krmlib's helpers, then the function's code). Of an
+    object krmlib itself makes (a child from its owner's values) only where the function's code
+    asked for it is noted: new objects are checked whole."""
     inside = _INSIDE
     key = id(obj)
     frame: Any = sys._getframe(2)  # the caller of set, delete or __init__
@@ -71,18 +74,22 @@ def _note(obj: KubeObject, keys: tuple[Any, ...] | None, value: Any) -> None:
         flag = inside.get(id(scope))
         if flag is None:
             flag = inside[id(scope)] = _is_krmlib(scope)
-        if flag:
+        if not flag:
+            _WHERE[key] = (frame.f_code, frame.f_lineno, scope.get("__name__", ""))
+            _WRITES[key] = [(keys, value)]
+            _NOTED.append(obj)
+            if value is not None:  # text the function's code handed over
+                _HANDED.add(key)
             return
-        _WHERE[key] = (frame.f_code, frame.f_lineno, scope.get("__name__", ""))
-        _WRITES[key] = [(keys, value)]
-        if value is not None:  # text the function's code handed over
-            _HANDED.add(key)
-        return
-    writes = _WRITES.get(key)
-    if writes is None:
-        _WRITES[key] = [(keys, value)]
+        _NOTED.append(obj)  # krmlib's own: only where (below) is noted
+        frame = frame.f_back
     else:
-        writes.append((keys, value))
+        writes = _WRITES.get(key)
+        if writes is None:
+            _WRITES[key] = [(keys, value)]
+            _NOTED.append(obj)
+        else:
+            writes.append((keys, value))
     while frame is not None:
         scope = frame.f_globals
         flag = inside.get(id(scope))
@@ -112,6 +119,7 @@ def watching() -> Iterator[None]:
     _WHERE.clear()
     _WRITES.clear()
     _HANDED.clear()
+    _NOTED.clear()
     _object.WRITE_HOOK = _note
     try:
         yield
@@ -142,15 +150,23 @@ def module_file(module: str, filename: str) -> str:
 
 class Snapshot:
     """The input's items before the function runs: which objects they are and their
-    identities (read from the headers the reader already learned)."""
+    identities (read from the headers the reader already learned). It holds the objects
+    themselves too: objects are known by ``id()``, and an input item the function drops would
+    otherwise free its id for a new object, which the gate would then take for that input item
+    (its identity, and "checked when read")."""
 
-    __slots__ = ("identities",)
+    __slots__ = ("identities", "items")
 
     def __init__(self, rl: ResourceList) -> None:
-        self.identities: dict[int, Identity] = {}
-        for obj in rl.items:
-            with contextlib.suppress(KrmError):  # unreadable: the input check refuses it
-                self.identities[id(obj)] = _storage.of(obj).head()
+        self.items = list(rl.items)  # alive until the gate ran: their ids stay theirs
+        of = _storage.of
+        try:
+            self.identities = {id(obj): of(obj).head() for obj in rl.items}
+        except KrmError:  # an unreadable item (the input check refuses it): the others
+            self.identities = {}
+            for obj in rl.items:
+                with contextlib.suppress(KrmError):
+                    self.identities[id(obj)] = of(obj).head()
 
 
 def check(rl: ResourceList, before: Snapshot) -> list[Result]:
@@ -159,25 +175,45 @@ def check(rl: ResourceList, before: Snapshot) -> list[Result]:
     Its cost follows what the function wrote, not the package: an item still the input's text,
     or one the function did not write, was checked when it was read; an item it edited is
     checked for the fields it wrote (the name, a label, a path annotation); a new item whole.
+    New items held as text that the function's code never wrote (the children krmlib makes
+    from a function's values) are checked together (:func:`_check_new_texts`).
     The characters of everything written are checked on the output text (:func:`check_text`)."""
-    problems: list[Result] = []
+    problems: list[tuple[int, Result]] = []
     seen_before = before.identities
+    writes = _WRITES
     fresh: list[KubeObject] = []  # new or renamed: their identities must be unique
     texts: list[tuple[KubeObject, str]] = []  # text handed over as it is: must parse
+    new_texts: list[tuple[int, KubeObject, _storage.Storage]] = []
     for index, obj in enumerate(rl.items):
         key = id(obj)
-        store = _storage.of(obj)
-        if key in seen_before and (key not in _WRITES or store.span_of_input() is not None):
-            continue  # as read: checked when it was read
+        if key in seen_before:
+            if key not in writes:
+                continue  # as read: checked when it was read
+            store = _storage.of(obj)
+            if store.span_of_input() is not None:
+                continue  # written, but back to its text as read
+        else:
+            store = _storage.of(obj)
+            if key not in writes and store.has_text() and not store.dirty:
+                new_texts.append((index, obj, store))  # made by krmlib as text: at a glance
+                continue
         try:
             _check_object(obj, index, store, seen_before.get(key), fresh, texts)
         except KrmError as exc:
-            problems.append(_result(exc, obj))
+            problems.append((index, _result(exc, obj)))
+    for index, obj, store in _check_new_texts(new_texts, fresh):
+        try:  # unsure at a glance: the whole check, which names the problem
+            _check_object(obj, index, store, None, fresh, texts)
+        except KrmError as exc:
+            problems.append((index, _result(exc, obj)))
     if not problems and texts:
-        problems.extend(_check_texts(texts))
+        handed = _check_texts(texts)
+        if handed:
+            return handed
     if not problems and fresh:
-        problems.extend(_duplicates(rl, fresh))
-    return problems
+        return _duplicates(rl, fresh, seen_before)
+    problems.sort(key=lambda found: found[0])
+    return [result for _index, result in problems]
 
 
 _IDENTITY_KEYS = frozenset({"apiVersion", "kind"})
@@ -246,35 +282,112 @@ def _check_object(
 _CLEAN_PATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*(?:/[A-Za-z0-9_][A-Za-z0-9._-]*)*")
 
 
-# A path annotation on a line of its own, its value plain or quoted (what kpt and krmlib write).
+# A path annotation on a line of its own, indented by spaces, its value a clean path, plain or
+# quoted, that YAML reads as a string (plain: with a '/' or ending in .yaml/.yml, so never a
+# number, a bool, a null or a date), the line after it not indented deeper (a plain scalar would
+# go on there) nor blank (one could follow after it). It starts with a newline, a literal, so the
+# regex engine skips to the lines that could be one. What kpt and krmlib write.
 _PATH_LINE = re.compile(
-    r"(?m)^[ -]+(?:internal\.)?config\.kubernetes\.io/path: (['\"]?)([^\s'\"#\\]*)\1[ \t]*$"
+    r"\n( ++)(?:internal\.)?config\.kubernetes\.io/path: (?:"
+    r"(['\"])[A-Za-z0-9_][A-Za-z0-9._-]*(?:/[A-Za-z0-9_][A-Za-z0-9._-]*)*\2"
+    r"|[A-Za-z0-9_][A-Za-z0-9._-]*(?:/[A-Za-z0-9_][A-Za-z0-9._-]*)+"
+    r"|[A-Za-z0-9_][A-Za-z0-9._-]*\.ya?ml"
+    r")[ \t]*(?=\n(?:\Z|(?!\1 )(?![ \t]*(?:\n|\Z)))|\Z)"
 )
+# What YAML reads as a line break besides "\n", or an escape: then the glance is unsure.
+_NOT_AT_A_GLANCE = ("\\", "\r", "\x85", "\u2028", "\u2029")
 
 
-def _paths_clean_in_text(store: _storage.Storage) -> bool:
-    """True when the object's text shows at a glance that its path annotations are clean
-    (every mention of ``kubernetes.io/path`` a line of the form above with a clean value, no
-    escape anywhere); False when unsure: the decoded check then runs."""
-    if store.node is not None or store.text is None or store.dirty:
-        return False
-    text = store.src
-    if "\\" in text:
-        return False
+def _paths_clean_in(text: str) -> bool:
+    """True when ``text`` (one object's, or many objects' joined, each on lines of its own)
+    shows at a glance that every path annotation in it is clean: every mention of
+    ``kubernetes.io/path`` is a line of the form above, and nothing is escaped; False when
+    unsure (the decoded check then runs)."""
     mentions = text.count("kubernetes.io/path")
     if mentions == 0:
         return True
-    count = 0
-    for match in _PATH_LINE.finditer(text):
-        if not _CLEAN_PATH.fullmatch(match.group(2)):
-            return False
-        # a plain scalar may go on on the next lines (folded into the value): then unsure
-        after = text[match.end() + 1 : match.end() + 1 + 256]
-        indent = len(match.group(0)) - len(match.group(0).lstrip(" -"))
-        if after and len(after) - len(after.lstrip(" ")) > indent:
-            return False
-        count += 1
-    return count == mentions
+    if "\\" in text or "\r" in text:
+        return False
+    if not text.isascii() and any(char in text for char in _NOT_AT_A_GLANCE):
+        return False
+    return len(_PATH_LINE.findall(text)) == mentions
+
+
+def _paths_clean_in_text(store: _storage.Storage) -> bool:
+    """:func:`_paths_clean_in` on an object held as unedited text; False otherwise."""
+    if store.node is not None or store.text is None or store.dirty:
+        return False
+    return _paths_clean_in("\n" + store.src)
+
+
+def _no_labels_and_clean_paths(text: str) -> bool:
+    """No label can be in ``text`` (no ``labels`` in it, nothing escaped), and its path
+    annotations are clean at a glance."""
+    return "labels" not in text and "\\" not in text and _paths_clean_in(text)
+
+
+def _check_new_texts(
+    new: list[tuple[int, KubeObject, _storage.Storage]], fresh: list[KubeObject]
+) -> list[tuple[int, KubeObject, _storage.Storage]]:
+    """New objects held as unedited text that the function's code never wrote (children krmlib
+    made from the function's values): checked at a glance, each one's header against the name
+    rules, their texts some at a time for labels and path annotations. Those found good join
+    ``fresh``; the ones it is unsure of are returned for the whole check."""
+    unsure: list[tuple[int, KubeObject, _storage.Storage]] = []
+    name_problem, label_problem = names.name_problem, names.label_problem
+    chunk: list[tuple[int, KubeObject, _storage.Storage]] = []
+    texts: list[str] = []
+    size = 0
+    for entry in new:
+        store = entry[2]
+        try:
+            api, kind, name, namespace = store.head()
+        except KrmError:
+            unsure.append(entry)
+            continue
+        # a name the API server takes has no '/', '%', space or control character and is at
+        # most 253 long: the reader's check_item takes it too
+        if (
+            not api
+            or not kind
+            or not name
+            or name_problem(name, kind) is not None
+            or (namespace and label_problem(namespace) is not None)
+        ):
+            unsure.append(entry)
+            continue
+        src = store.src
+        chunk.append(entry)
+        texts.append(src if src.endswith("\n") else src + "\n")
+        size += len(src)
+        if size >= _CHUNK:
+            _glance_texts(chunk, texts, fresh, unsure)
+            chunk, texts, size = [], [], 0
+    _glance_texts(chunk, texts, fresh, unsure)
+    unsure.sort(key=lambda entry: entry[0])
+    return unsure
+
+
+_CHUNK = 1 << 16  # characters of text checked at once (a big string costs its allocation)
+
+
+def _glance_texts(
+    chunk: list[tuple[int, KubeObject, _storage.Storage]],
+    texts: list[str],
+    fresh: list[KubeObject],
+    unsure: list[tuple[int, KubeObject, _storage.Storage]],
+) -> None:
+    """The objects of ``chunk`` (``texts``: theirs, each ending in a newline) whose text shows
+    that they have no labels and clean path annotations join ``fresh``, the others
+    ``unsure``: all of them at once, and one by one when that is unsure."""
+    if _no_labels_and_clean_paths("\n" + "".join(texts)):
+        fresh.extend(entry[1] for entry in chunk)
+        return
+    for entry, text in zip(chunk, texts, strict=True):
+        if _no_labels_and_clean_paths("\n" + text):
+            fresh.append(entry[1])
+        else:
+            unsure.append(entry)
 
 
 def _new_plain_ok(plain: Any, obj: KubeObject) -> bool:
@@ -318,6 +431,8 @@ def check_text(pieces: list[Any], rl: ResourceList) -> list[Result]:
     """What the output's new text (``pieces`` of :meth:`ResourceList.pieces`: the strings; the
     spans are the input's, checked when read) holds that YAML cannot carry: the error result
     naming the item, or ``[]``."""
+    if _text_clean_at_a_glance(pieces):
+        return []
     for piece in pieces:
         if type(piece) is str and (_UNWRITABLE.search(piece) or _ESCAPED.search(piece)):
             break
@@ -344,6 +459,36 @@ def check_text(pieces: list[Any], rl: ResourceList) -> list[Result]:
             )
         )
     return problems
+
+
+# The ASCII characters of _UNWRITABLE (C0 controls but tab and line breaks, and DEL), as bytes
+# that bytes.translate deletes: one pass at C speed over an ASCII text.
+_UNWRITABLE_ASCII = bytes([*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
+
+
+def _text_clean_at_a_glance(pieces: list[Any]) -> bool:
+    """True when the output's new text surely holds nothing YAML cannot carry: ASCII (then only
+    C0 controls and DEL could be unwritable: deleting them changes nothing) and no escape of a
+    NUL or a surrogate; False when unsure (the pieces are then searched one by one). Some
+    pieces at a time: one big string would cost more to allocate than to check."""
+    chunk: list[str] = []
+    size = 0
+    for piece in pieces:
+        if type(piece) is str:
+            chunk.append(piece)
+            size += len(piece)
+            if size >= _CHUNK:
+                if not _ascii_writable("".join(chunk)):
+                    return False
+                chunk, size = [], 0
+    return _ascii_writable("".join(chunk))
+
+
+def _ascii_writable(text: str) -> bool:
+    if not text.isascii() or _ESCAPED.search(text):
+        return False
+    data = text.encode("ascii")
+    return len(data.translate(None, _UNWRITABLE_ASCII)) == len(data)
 
 
 def _check_text(text: str, obj: KubeObject) -> None:
@@ -445,30 +590,40 @@ def _check_texts(texts: list[tuple[KubeObject, str]]) -> list[Result]:
     return problems
 
 
-def _duplicates(rl: ResourceList, fresh: list[KubeObject]) -> list[Result]:
+def _duplicates(
+    rl: ResourceList, fresh: list[KubeObject], identities: dict[int, Identity]
+) -> list[Result]:
     """Two items with one identity (group, kind, namespace, name) in one folder of a package,
-    one of them new or renamed. The headers are compared first (cached: cheap); the folders
-    only of items whose header meets a new one's."""
-    keys: dict[int, tuple[str, str, str, str]] = {}
-    for obj in fresh:
-        with contextlib.suppress(KrmError):
-            keys[id(obj)] = _header_key(obj)
+    one of them new or renamed. The other items' identities are the input's (``identities``:
+    an item not new nor renamed kept its own); only the items named as a new one are compared,
+    and the folders only of items whose identity meets a new one's."""
+    try:
+        keys = {id(obj): _header_key(obj) for obj in fresh}
+    except KrmError:  # one without a readable header: the others
+        keys = {}
+        for obj in fresh:
+            with contextlib.suppress(KrmError):
+                keys[id(obj)] = _header_key(obj)
     fresh_ids = keys.keys()
-    wanted = set(keys.values())
-    meeting: dict[tuple[str, ...], list[KubeObject]] = {}
+    wanted_names = {key[3] for key in keys.values()}
+    first: dict[tuple[str, str, str, str], KubeObject] = {}
+    meeting: dict[tuple[str, str, str, str], list[KubeObject]] = {}
     for obj in rl.items:
-        key = keys.get(id(obj))
+        at = id(obj)
+        key = keys.get(at)
         if key is None:
-            try:
-                key = _header_key(obj)
-            except KrmError:
+            head = identities.get(at)
+            if head is None or head[2] not in wanted_names:
                 continue
-        if key in wanted:
-            meeting.setdefault(key, []).append(obj)
+            api = head[0]
+            key = (api.rpartition("/")[0] if "/" in api else "", head[1], head[3], head[2])
+        other = first.setdefault(key, obj)
+        if other is not obj:
+            meeting.setdefault(key, [other]).append(obj)
     problems: list[Result] = []
     for objects in meeting.values():
-        if len(objects) < 2:
-            continue
+        if not any(id(obj) in fresh_ids for obj in objects):
+            continue  # all of them the input's: not the function's doing
         taken: dict[tuple[str, str], KubeObject] = {}
         for obj in objects:
             package = obj.package_path or "" if obj.may_mention("package-path") else ""

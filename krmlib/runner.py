@@ -215,9 +215,14 @@ class _ToStderr:
     def write(self, text: str) -> int:
         if not self._warned and text:
             self._warned = True
+            from ._gate import module_file
+
+            caller = sys._getframe(1)  # print's caller (print is C), or write's
+            at = module_file(str(caller.f_globals.get("__name__", "")), caller.f_code.co_filename)
             self._stderr.write(
-                "krmlib: warning: the function printed to stdout; its text goes to stderr "
-                "(stdout holds the ResourceList). Use krmlib.log or rl.results.\n"
+                f"krmlib: warning: the function printed to stdout (at {at}:{caller.f_lineno}); "
+                "its text goes to stderr (stdout holds the ResourceList). Use krmlib.log or "
+                "rl.results.\n"
             )
         return int(self._stderr.write(text))
 

@@ -193,3 +193,11 @@ def test_rewriting_results_keeps_the_instruction_counts_too(tmp_path: Path) -> N
     results.write_text("# old report\n\n" + prepare + "\n" + counts)
     run.write_report(results, "# new report\n")
     assert results.read_text() == "# new report\n\n" + counts + "\n" + prepare
+
+
+def test_rewriting_results_keeps_the_gate_row(tmp_path: Path) -> None:
+    gate = "<!-- gate: begin (bench/GATE.md) -->\n| gate | +2.9% |\n<!-- gate: end -->\n"
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# old report\n\n" + gate)
+    run.write_report(results, "# new report\n")
+    assert results.read_text() == "# new report\n\n" + gate

@@ -200,7 +200,7 @@ def test_a_path_through_a_list_names_the_authors_line_and_the_item_without_a_rep
 
 def test_print_goes_to_stderr_with_one_warning(capsys: pytest.CaptureFixture[str]) -> None:
     def prints(rl: ResourceList, config: None) -> None:
-        print("hello: world")
+        print("hello: world")  # prints
         print("second")
 
     out, code = run_text(prints, None, HEAD + CM)
@@ -208,6 +208,7 @@ def test_print_goes_to_stderr_with_one_warning(capsys: pytest.CaptureFixture[str
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.count("krmlib: warning: the function printed to stdout") == 1
+    assert f"printed to stdout (at {THIS}:{_line('prints')});" in captured.err  # the first one
     assert "hello: world\nsecond\n" in captured.err
 
 
@@ -288,8 +289,9 @@ def test_under_kpt_the_package_stays_as_it_was(
     shown = done.stdout + done.stderr
     assert done.returncode != 0, shown
     assert says in shown, shown
-    if mode in ("nul", "slash", "escape"):
-        assert "(written at hostile.py:" in shown, shown
+    if mode in ("nul", "slash", "escape"):  # the line that last wrote the item
+        line = {"nul": 19, "escape": 22, "slash": 24}[mode]
+        assert f"(written at hostile.py:{line})" in shown, shown
     assert read_tree(pkg) == before
     assert not (tmp_path / "x.yaml").exists()
 
@@ -303,6 +305,10 @@ def test_under_kpt_a_print_and_a_late_print_leave_the_output_intact(tmp_path: Pa
     done = run_kpt(["fn", "eval", str(pkg), "--exec", f"{sys.executable} {script}"])
     assert done.returncode == 0, done.stdout + done.stderr
     assert read_tree(pkg) == before  # nothing changed, nothing lost
+    # kpt shows the function's stderr: the warning names the print's line, then the text
+    shown = done.stdout + done.stderr
+    assert "the function printed to stdout (at hostile.py:14)" in shown, shown
+    assert "not yaml: [" in shown and "late: text" in shown
 
 
 def test_a_late_print_goes_to_stderr_after_the_output(tmp_path: Path) -> None:

@@ -61,12 +61,28 @@ def _sh(bin_dir: Path, cwd: Path, line: str, *, kpt: bool) -> subprocess.Complet
     return done
 
 
+def _python(version: str) -> str:
+    """The interpreter of Python ``version`` (the one of `make test-pythons`); skips without."""
+    if f"{sys.version_info.major}.{sys.version_info.minor}" == version:
+        return sys.executable
+    found = subprocess.run(["bash", str(ROOT / "scripts" / "find-python.sh"), version],
+                           capture_output=True, text=True, check=False)  # fmt: skip
+    if found.returncode != 0:
+        pytest.skip(found.stderr.strip())
+    return found.stdout.strip()
+
+
 @pytest.mark.kpt
 @pytest.mark.slow
-def test_a_new_user_with_only_the_krmlib_wheel(tmp_path: Path) -> None:
+@pytest.mark.parametrize("version", ["3.11", "3.12", "3.13"])  # what krmlib supports
+def test_a_new_user_with_only_the_krmlib_wheel(tmp_path: Path, version: str) -> None:
     # A venv without pip (this checkout's pip installs into it) and with the build backend, so
     # that the wheel and the two editable installs need no build environment of their own.
-    venv.create(tmp_path / "venv", with_pip=False)
+    python = _python(version)
+    if python == sys.executable:
+        venv.create(tmp_path / "venv", with_pip=False)
+    else:
+        subprocess.run([python, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True)
     bin_dir = tmp_path / "venv" / "bin"
     pip = [sys.executable, "-m", "pip", "--python", str(bin_dir / "python")]
     quiet = ["-q", "--disable-pip-version-check", "-c", str(ROOT / "constraints.txt")]
@@ -86,6 +102,9 @@ def test_a_new_user_with_only_the_krmlib_wheel(tmp_path: Path) -> None:
     [wheel] = tmp_path.glob("krmlib-*.whl")
     pip_run("install", *quiet, str(wheel))
     assert (bin_dir / "krmlib").exists() and not (bin_dir / "krmfn").exists()
+    ran = subprocess.run([str(bin_dir / "python"), "-c", "import sys; print(sys.version)"],
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    assert ran.stdout.startswith(f"{version}."), ran.stdout
 
     # (1) The tutorial: its files as the page shows them, then its commands.
     project = tmp_path / "ensure-owner"
