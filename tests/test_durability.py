@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from krmfn.registry import FUNCTIONS as REGISTRY
 from krmlib import remove_leftovers, write_file
 from krmlib._atomic import NewFolder, temp_name
 from tests.durability_support import (
@@ -218,7 +219,7 @@ def test_a_worker_that_dies_is_reported(tmp_path: Path, prepared: dict[str, byte
 
 # --- a full stdout -------------------------------------------------------------------------------
 
-FUNCTIONS = ["applyset-labeler", "interface-expander", "merger", "preparer", "topology-to-pvs"]
+FUNCTIONS = [f.name for f in REGISTRY]  # every function, the ones added later too
 
 
 @pytest.mark.parametrize("name", FUNCTIONS)

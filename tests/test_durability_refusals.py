@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from krmfn.registry import FUNCTIONS as REGISTRY
 from tests.durability_support import (
     BIN,
     EXAMPLE,
@@ -258,7 +259,7 @@ def test_progress_that_cannot_be_written_does_not_stop_the_run(
     assert differences(snapshot(tree), prepared) == []
 
 
-FUNCTIONS = ["applyset-labeler", "interface-expander", "merger", "preparer", "topology-to-pvs"]
+FUNCTIONS = [f.name for f in REGISTRY]  # every function, the ones added later too
 
 
 @pytest.mark.parametrize("name", FUNCTIONS)
@@ -368,3 +369,57 @@ def test_a_pool_that_cannot_start_is_a_message_not_a_hang(tmp_path: Path) -> Non
     assert run.returncode == 1
     assert "cannot start the worker processes" in run.stderr, run.stderr
     assert snapshot(tree) == old
+
+
+# --- 4 one writer per tree: nested trees, readers ------------------------------------------------
+
+HOLD = (
+    "import fcntl, os, sys, time\n"
+    "for spec in sys.argv[1:]:\n"
+    "    mode, path = spec.split('=', 1)\n"
+    "    fd = os.open(path, os.O_RDONLY)\n"
+    "    fcntl.flock(fd, fcntl.LOCK_EX if mode == 'ex' else fcntl.LOCK_SH)\n"
+    "print('held', flush=True)\n"
+    "time.sleep(120)\n"
+)
+
+
+def _held(*specs: str) -> subprocess.Popen[str]:
+    holder = subprocess.Popen(["python3", "-c", HOLD, *specs], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_locks_of_nested_trees_exclude_writers_and_share_readers(
+    tmp_path: Path, prepared: dict[str, bytes]
+) -> None:
+    """The locks another command holds, taken as krmlib.tree_lock takes them: a reader of ROOT
+    (shared), a writer of the tree enclosing ROOT (exclusive above it), a writer of a tree
+    inside ROOT (exclusive below it, shared on ROOT). prepare-all --no-wait refuses to write
+    under each; --check --no-wait reads beside a reader, never beside the writer of a tree
+    holding ROOT (a writer of a tree inside ROOT does not stop it: docs/durability.md, "Not
+    covered")."""
+    tree = copy_tree(EXAMPLE, tmp_path / "t")
+    old = snapshot(tree)
+    inner = tree / "oran-cu"
+    cases: dict[str, tuple[list[str], bool | None]] = {  # locks -> may --check read beside
+        "a reader of ROOT": ([f"sh={tree}"], True),
+        "a writer of the tree above": ([f"ex={tmp_path}"], False),
+        "a writer of a tree inside": ([f"sh={tree}", f"ex={inner}"], None),
+    }
+    for case, (specs, check_reads) in cases.items():
+        holder = _held(*specs)
+        try:
+            write = krmfn("prepare-all", "-q", "--no-wait", tree)
+            assert write.returncode == 1, (case, write.stderr)
+            assert "another krmfn command is writing" in write.stderr, (case, write.stderr)
+            assert snapshot(tree) == old, case
+            if check_reads is not None:
+                check = krmfn("prepare-all", "--check", "-q", "--no-wait", tree)
+                refused = "another krmfn command is writing" in check.stderr
+                assert refused is not check_reads, (case, check.stderr)
+        finally:
+            holder.kill()
+            holder.wait()
+    assert krmfn("prepare-all", "-q", "--no-wait", tree).returncode == 0
+    assert differences(snapshot(tree), prepared) == []
