@@ -184,7 +184,8 @@ def _site_renames(tree: Path) -> list[int]:
         check=False,
     )
     calls = [line for line in done.stdout.splitlines() if "(" in line and "resumed" not in line]
-    found = [n for n, line in enumerate(calls, 1) if "provisioned" in line]
+    # The site's own renames (not those of the child package named after it, upf-provisioned-…)
+    found = [n for n, line in enumerate(calls, 1) if "/catalog/sites/provisioned/" in line]
     assert found, done.stdout[-2000:]
     return found
 
@@ -196,6 +197,7 @@ def test_a_kill_while_a_site_is_provisioned_leaves_it_whole_or_named(tmp_path: P
     new = snapshot(clean)
     assert f"{SITE}/Kptfile" in new and f"{SITE}/configmap_edge9-info.yaml" in new
     points = _site_renames(provisioning_tree(tmp_path / "count"))
+    named = 0  # kills that left the site half made, each named by --check
     for number in points if FULL else points[-2:]:
         tree = provisioning_tree(tmp_path / f"k{number}")
         inject = f"inject={RENAMES}:signal=SIGKILL:when={number}"
@@ -207,9 +209,11 @@ def test_a_kill_while_a_site_is_provisioned_leaves_it_whole_or_named(tmp_path: P
             check = krmfn("prepare-all", "--check", tree)
             assert check.returncode == 1
             assert f"{SITE} is half made" in check.stderr, check.stderr
+            named += 1
         again = krmfn("prepare-all", "-q", tree)
         assert again.returncode == 0, again.stderr
         assert differences(snapshot(tree), new) == [], number
+    assert named, "no kill point left the site half made: --check's message was not tried"
 
 
 def test_a_site_folder_an_older_version_left_half_made_is_made_again(tmp_path: Path) -> None:
@@ -423,3 +427,21 @@ def test_locks_of_nested_trees_exclude_writers_and_share_readers(
             holder.wait()
     assert krmfn("prepare-all", "-q", "--no-wait", tree).returncode == 0
     assert differences(snapshot(tree), prepared) == []
+
+
+def test_a_run_wide_failure_is_one_line_and_a_document(tmp_path: Path) -> None:
+    """A failure of the whole run (here the lock another command holds, with --no-wait): one
+    line on stderr, exit 1, and with -o json a document saying so (no package, no summary)."""
+    tree = copy_tree(EXAMPLE, tmp_path / "t")
+    holder = _held(f"ex={tree}")
+    try:
+        done = krmfn("prepare-all", "--no-wait", "-o", "json", tree)
+    finally:
+        holder.kill()
+        holder.wait()
+    no_traceback(done.stdout, done.stderr)
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1 and "another krmfn command is writing" in done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["packages"] == [] and doc["summary"] is None
+    assert "another krmfn command is writing" in doc["error"]
