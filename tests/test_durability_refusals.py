@@ -445,3 +445,31 @@ def test_a_run_wide_failure_is_one_line_and_a_document(tmp_path: Path) -> None:
     doc = json.loads(done.stdout)
     assert doc["packages"] == [] and doc["summary"] is None
     assert "another krmfn command is writing" in doc["error"]
+
+
+def test_a_partial_copy_an_older_create_left_is_made_again(tmp_path: Path) -> None:
+    """An older version's ``create`` copied the template file by file: killed mid-copy, it left
+    some of the template's files and nothing else. The rerun makes the package whole; a folder
+    holding anything else is someone's work, refused."""
+    template = EXAMPLE / "catalog" / "templates" / "upf"
+    args = ("deployment", "create", template, "--site", "lab/1")
+    clean = krmfn(*args, tmp_path / "clean" / "made")  # the folder names the package
+    assert clean.returncode == 0, clean.stderr
+    new = snapshot(tmp_path / "clean" / "made")
+    partial = tmp_path / "partial" / "made"
+    partial.mkdir(parents=True)
+    kept = sorted(p for p in template.iterdir() if p.is_file())[:1]
+    assert kept
+    for path in kept:
+        (partial / path.name).write_bytes(path.read_bytes())
+    again = krmfn(*args, partial)
+    no_traceback(again.stdout, again.stderr)
+    assert again.returncode == 0, again.stderr
+    assert differences(snapshot(partial), new) == []
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "notes.yaml").write_text("mine: true\n")
+    refused = krmfn(*args, theirs)
+    no_traceback(refused.stdout, refused.stderr)
+    assert refused.returncode == 1 and "exists" in refused.stderr, refused.stderr
+    assert snapshot(theirs) == {"notes.yaml": b"mine: true\n"}
