@@ -211,6 +211,9 @@ def test_a_worker_that_dies_is_reported(tmp_path: Path, prepared: dict[str, byte
     assert done.returncode == 1
     rows = {p["id"]: p for p in json.loads(done.stdout)["packages"]}
     assert any("worker process" in p["reason"] for p in rows.values()), rows
+    quiet = krmfn("prepare-all", "-q", "-j", "2", tree)  # -q: still a line for each on stderr
+    assert quiet.returncode == 1
+    assert "error: the worker process preparing it died" in quiet.stderr, quiet.stderr
     plugin.write_text(original)
     again = krmfn("prepare-all", "-q", tree)
     assert again.returncode == 0

@@ -78,3 +78,21 @@ def test_the_checks_fail_on_a_test_that_does_not_exist() -> None:
     ]
     doc = "## 1. A\n\n- **held** by `test_x`.\n- **not held**, a\n  promise alone.\n"
     assert [NAMED.search(b) is not None for b in promises(doc)["1. A"]] == [True, False]
+
+
+def test_the_cost_section_survives_the_bench_rewrite(tmp_path: Path) -> None:
+    """docs/durability.md states prepare-all's CPU across versions from bench/RESULTS.md's
+    section written by scripts/durability/ab_cpu.py: bench/run.py keeps it."""
+    import sys
+
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from bench import run
+
+    section = "<!-- durability: begin (x) -->\n| main | 8.18 |\n<!-- durability: end -->\n"
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# old report\n\n" + section)
+    run.write_report(results, "# new report\n")
+    assert results.read_text().startswith("# new report\n")
+    assert section in results.read_text()
+    assert "<!-- durability: begin" in (ROOT / "bench" / "RESULTS.md").read_text()

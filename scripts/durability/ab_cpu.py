@@ -11,12 +11,14 @@ fresh copy of bench/prepare_all.py's tree with N generated sites (default 200), 
 in alternating rounds (R, default 5; the order rotated each round). The script prints the
 minimum and the median CPU seconds (user + sys of prepare-all and every process it waited
 for) of each variant, and its minimum over the first variant's. CPU, not wall: the machine is
-shared.
+shared. ``--write`` also puts that table in bench/RESULTS.md, between its markers (bench/run.py
+keeps the section when it rewrites the file).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import resource
 import shutil
@@ -31,6 +33,10 @@ BIN = Path(sys.executable).parent
 sys.path.insert(0, str(ROOT))
 
 from bench.prepare_all import make_tree  # noqa: E402
+
+RESULTS = ROOT / "bench" / "RESULTS.md"
+BEGIN = "<!-- durability: begin (scripts/durability/ab_cpu.py) -->"
+END = "<!-- durability: end -->"
 
 
 class Variant:
@@ -65,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sites", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--write", action="store_true", help="also into bench/RESULTS.md")
     parser.add_argument("variants", nargs="+", metavar="LABEL=SOURCE[,VAR=VALUE...]")
     opts = parser.parse_args(argv)
     base = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
@@ -86,16 +93,49 @@ def main(argv: list[str] | None = None) -> int:
                 command = [sys.executable, "-m", "krmfn.cli", "prepare-all", "-q", str(tree)]
                 variant.times.append(cpu_of(command, environ))
                 shutil.rmtree(tree)
+    table = report(variants, opts.sites, opts.rounds, argv if argv is not None else sys.argv[1:])
+    sys.stdout.write(table)
+    if opts.write:
+        write_section(table)
+    return 0
+
+
+def report(variants: list[Variant], sites: int, rounds: int, argv: list[str]) -> str:
+    """The Markdown section: one row a variant (the first is the reference)."""
     first = min(variants[0].times)
-    print(f"prepare-all, {opts.sites} sites, {opts.rounds} alternating rounds (CPU s, user+sys")
-    print("incl. children)")
+    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    load = os.getloadavg()[0]
+    lines = [
+        BEGIN,
+        "## prepare-all's CPU across versions (docs/durability.md)",
+        "",
+        f"`python scripts/durability/ab_cpu.py {' '.join(argv)}`, {when}, load {load:.1f} on "
+        f"{os.cpu_count()} cores: `krmfn prepare-all -q` on bench/prepare_all.py's tree with "
+        f"{sites} sites, {rounds} alternating rounds, CPU s (user + sys incl. children).",
+        "",
+        "| variant | CPU s (min) | CPU s (median) | min / first's | runs |",
+        "|---|---:|---:|---:|---|",
+    ]
     for variant in variants:
         low = min(variant.times)
-        print(
-            f"  {variant.label:<24} min {low:6.2f}  median {statistics.median(variant.times):6.2f}"
-            f"  x{low / first:.3f}  {sorted(round(t, 2) for t in variant.times)}"
+        runs = ", ".join(f"{t:.2f}" for t in sorted(variant.times))
+        lines.append(
+            f"| {variant.label} | {low:.2f} | {statistics.median(variant.times):.2f} "
+            f"| {low / first:.3f} | {runs} |"
         )
-    return 0
+    lines.append(END)
+    return "\n".join(lines) + "\n"
+
+
+def write_section(section: str) -> None:
+    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# krmfn benchmark\n"
+    if BEGIN in text and END in text:
+        before, rest = text.split(BEGIN, 1)
+        after = rest.split(END, 1)[1].lstrip("\n")
+        text = before + section + ("\n" + after if after else "")
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    RESULTS.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":
