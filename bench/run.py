@@ -66,6 +66,8 @@ INSTRUCTIONS_BLOCK = re.compile(
 )
 # and the output gate's share (issue 34; its figures and method: bench/GATE.md)
 GATE_BLOCK = re.compile(r"<!-- gate: begin.*?<!-- gate: end -->\n?", re.DOTALL)
+# and the one scripts/durability/ab_cpu.py writes (prepare-all's CPU across versions)
+DURABILITY_BLOCK = re.compile(r"<!-- durability: begin.*?<!-- durability: end -->\n?", re.DOTALL)
 
 FUNCTIONS = (
     "interface-expander",
@@ -848,7 +850,7 @@ def write_report(path: Path, text: str) -> None:
     """Write the report; the sections bench/instructions.py and bench/prepare_all.py wrote
     there before are kept, and the output gate's (bench/GATE.md)."""
     old = path.read_text(encoding="utf-8") if path.exists() else ""
-    for block in (INSTRUCTIONS_BLOCK, PREPARE_ALL_BLOCK, GATE_BLOCK):
+    for block in (INSTRUCTIONS_BLOCK, PREPARE_ALL_BLOCK, GATE_BLOCK, DURABILITY_BLOCK):
         kept = block.search(old)
         text += "\n" + kept.group(0) if kept else ""
     path.write_text(text, encoding="utf-8")

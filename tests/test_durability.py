@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from krmfn.registry import FUNCTIONS as REGISTRY
 from krmlib import remove_leftovers, write_file
 from krmlib._atomic import NewFolder, temp_name
 from tests.durability_support import (
@@ -210,6 +211,9 @@ def test_a_worker_that_dies_is_reported(tmp_path: Path, prepared: dict[str, byte
     assert done.returncode == 1
     rows = {p["id"]: p for p in json.loads(done.stdout)["packages"]}
     assert any("worker process" in p["reason"] for p in rows.values()), rows
+    quiet = krmfn("prepare-all", "-q", "-j", "2", tree)  # -q: still a line for each on stderr
+    assert quiet.returncode == 1
+    assert "error: the worker process preparing it died" in quiet.stderr, quiet.stderr
     plugin.write_text(original)
     again = krmfn("prepare-all", "-q", tree)
     assert again.returncode == 0
@@ -218,7 +222,7 @@ def test_a_worker_that_dies_is_reported(tmp_path: Path, prepared: dict[str, byte
 
 # --- a full stdout -------------------------------------------------------------------------------
 
-FUNCTIONS = ["applyset-labeler", "interface-expander", "merger", "preparer", "topology-to-pvs"]
+FUNCTIONS = [f.name for f in REGISTRY]  # every function, the ones added later too
 
 
 @pytest.mark.parametrize("name", FUNCTIONS)

@@ -324,3 +324,42 @@ def test_enospc_on_a_real_small_file_system(oran: Clean, tmp_path: Path) -> None
         assert differences(snapshot(tree), oran.new) == []
     finally:
         subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_a_package_is_marked_prepared_after_everything_it_points_to(
+    oran: Clean, tmp_path: Path
+) -> None:
+    """The order of a clean run's renames (docs/durability.md 2): a package's Deployment file
+    (the one that says "prepared") is the last file put in place in its folder, and the root
+    package's comes after every child folder it points to is in place whole."""
+    import re
+
+    tree = copy_tree(oran.source, tmp_path / "t")
+    assert STRACE is not None
+    trace = [STRACE, "-f", "-qq", "-e", f"trace={RENAMES}", "-e", "signal=none"]
+    done = subprocess.run(
+        [*trace, "-o", "/dev/stdout", str(BIN / "krmfn"), *PREPARE, str(tree)],
+        capture_output=True,
+        text=True,
+        env=env(),
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    targets = []
+    for line in done.stdout.splitlines():
+        quoted = re.findall(r'"([^"]*)"', line)
+        if "resumed" not in line and quoted and line.rstrip().endswith("= 0"):
+            targets.append(Path(quoted[-1]).resolve().relative_to(tree.resolve()).as_posix())
+    root = "oran-cu/deployment.yaml"
+    assert root in targets, targets
+    children = [  # the child folders put in place whole
+        t for t in targets if re.fullmatch(r"oran-cu/[^/]+", t) and (tree / t).is_dir()
+    ]
+    assert len(children) == 6, targets
+    assert max(targets.index(c) for c in children) < targets.index(root)
+    packages = {t.rpartition("/")[0] for t in targets if t.endswith("/deployment.yaml")}
+    assert len(packages) == 7, packages
+    for package in packages:
+        own = [t for t in targets if t.rpartition("/")[0] == package]
+        assert own[-1] == f"{package}/deployment.yaml", own

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from krmfn.registry import FUNCTIONS as REGISTRY
 from tests.durability_support import (
     BIN,
     EXAMPLE,
@@ -183,7 +184,8 @@ def _site_renames(tree: Path) -> list[int]:
         check=False,
     )
     calls = [line for line in done.stdout.splitlines() if "(" in line and "resumed" not in line]
-    found = [n for n, line in enumerate(calls, 1) if "provisioned" in line]
+    # The site's own renames (not those of the child package named after it, upf-provisioned-…)
+    found = [n for n, line in enumerate(calls, 1) if "/catalog/sites/provisioned/" in line]
     assert found, done.stdout[-2000:]
     return found
 
@@ -195,6 +197,7 @@ def test_a_kill_while_a_site_is_provisioned_leaves_it_whole_or_named(tmp_path: P
     new = snapshot(clean)
     assert f"{SITE}/Kptfile" in new and f"{SITE}/configmap_edge9-info.yaml" in new
     points = _site_renames(provisioning_tree(tmp_path / "count"))
+    named = 0  # kills that left the site half made, each named by --check
     for number in points if FULL else points[-2:]:
         tree = provisioning_tree(tmp_path / f"k{number}")
         inject = f"inject={RENAMES}:signal=SIGKILL:when={number}"
@@ -206,9 +209,11 @@ def test_a_kill_while_a_site_is_provisioned_leaves_it_whole_or_named(tmp_path: P
             check = krmfn("prepare-all", "--check", tree)
             assert check.returncode == 1
             assert f"{SITE} is half made" in check.stderr, check.stderr
+            named += 1
         again = krmfn("prepare-all", "-q", tree)
         assert again.returncode == 0, again.stderr
         assert differences(snapshot(tree), new) == [], number
+    assert named, "no kill point left the site half made: --check's message was not tried"
 
 
 def test_a_site_folder_an_older_version_left_half_made_is_made_again(tmp_path: Path) -> None:
@@ -258,7 +263,7 @@ def test_progress_that_cannot_be_written_does_not_stop_the_run(
     assert differences(snapshot(tree), prepared) == []
 
 
-FUNCTIONS = ["applyset-labeler", "interface-expander", "merger", "preparer", "topology-to-pvs"]
+FUNCTIONS = [f.name for f in REGISTRY]  # every function, the ones added later too
 
 
 @pytest.mark.parametrize("name", FUNCTIONS)
@@ -368,3 +373,103 @@ def test_a_pool_that_cannot_start_is_a_message_not_a_hang(tmp_path: Path) -> Non
     assert run.returncode == 1
     assert "cannot start the worker processes" in run.stderr, run.stderr
     assert snapshot(tree) == old
+
+
+# --- 4 one writer per tree: nested trees, readers ------------------------------------------------
+
+HOLD = (
+    "import fcntl, os, sys, time\n"
+    "for spec in sys.argv[1:]:\n"
+    "    mode, path = spec.split('=', 1)\n"
+    "    fd = os.open(path, os.O_RDONLY)\n"
+    "    fcntl.flock(fd, fcntl.LOCK_EX if mode == 'ex' else fcntl.LOCK_SH)\n"
+    "print('held', flush=True)\n"
+    "time.sleep(120)\n"
+)
+
+
+def _held(*specs: str) -> subprocess.Popen[str]:
+    holder = subprocess.Popen(["python3", "-c", HOLD, *specs], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_locks_of_nested_trees_exclude_writers_and_share_readers(
+    tmp_path: Path, prepared: dict[str, bytes]
+) -> None:
+    """The locks another command holds, taken as krmlib.tree_lock takes them: a reader of ROOT
+    (shared), a writer of the tree enclosing ROOT (exclusive above it), a writer of a tree
+    inside ROOT (exclusive below it, shared on ROOT). prepare-all --no-wait refuses to write
+    under each; --check --no-wait reads beside a reader, never beside the writer of a tree
+    holding ROOT (a writer of a tree inside ROOT does not stop it: docs/durability.md, "Not
+    covered")."""
+    tree = copy_tree(EXAMPLE, tmp_path / "t")
+    old = snapshot(tree)
+    inner = tree / "oran-cu"
+    cases: dict[str, tuple[list[str], bool | None]] = {  # locks -> may --check read beside
+        "a reader of ROOT": ([f"sh={tree}"], True),
+        "a writer of the tree above": ([f"ex={tmp_path}"], False),
+        "a writer of a tree inside": ([f"sh={tree}", f"ex={inner}"], None),
+    }
+    for case, (specs, check_reads) in cases.items():
+        holder = _held(*specs)
+        try:
+            write = krmfn("prepare-all", "-q", "--no-wait", tree)
+            assert write.returncode == 1, (case, write.stderr)
+            assert "another krmfn command is writing" in write.stderr, (case, write.stderr)
+            assert snapshot(tree) == old, case
+            if check_reads is not None:
+                check = krmfn("prepare-all", "--check", "-q", "--no-wait", tree)
+                refused = "another krmfn command is writing" in check.stderr
+                assert refused is not check_reads, (case, check.stderr)
+        finally:
+            holder.kill()
+            holder.wait()
+    assert krmfn("prepare-all", "-q", "--no-wait", tree).returncode == 0
+    assert differences(snapshot(tree), prepared) == []
+
+
+def test_a_run_wide_failure_is_one_line_and_a_document(tmp_path: Path) -> None:
+    """A failure of the whole run (here the lock another command holds, with --no-wait): one
+    line on stderr, exit 1, and with -o json a document saying so (no package, no summary)."""
+    tree = copy_tree(EXAMPLE, tmp_path / "t")
+    holder = _held(f"ex={tree}")
+    try:
+        done = krmfn("prepare-all", "--no-wait", "-o", "json", tree)
+    finally:
+        holder.kill()
+        holder.wait()
+    no_traceback(done.stdout, done.stderr)
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1 and "another krmfn command is writing" in done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["packages"] == [] and doc["summary"] is None
+    assert "another krmfn command is writing" in doc["error"]
+
+
+def test_a_partial_copy_an_older_create_left_is_made_again(tmp_path: Path) -> None:
+    """An older version's ``create`` copied the template file by file: killed mid-copy, it left
+    some of the template's files and nothing else. The rerun makes the package whole; a folder
+    holding anything else is someone's work, refused."""
+    template = EXAMPLE / "catalog" / "templates" / "upf"
+    args = ("deployment", "create", template, "--site", "lab/1")
+    clean = krmfn(*args, tmp_path / "clean" / "made")  # the folder names the package
+    assert clean.returncode == 0, clean.stderr
+    new = snapshot(tmp_path / "clean" / "made")
+    partial = tmp_path / "partial" / "made"
+    partial.mkdir(parents=True)
+    kept = sorted(p for p in template.iterdir() if p.is_file())[:1]
+    assert kept
+    for path in kept:
+        (partial / path.name).write_bytes(path.read_bytes())
+    again = krmfn(*args, partial)
+    no_traceback(again.stdout, again.stderr)
+    assert again.returncode == 0, again.stderr
+    assert differences(snapshot(partial), new) == []
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "notes.yaml").write_text("mine: true\n")
+    refused = krmfn(*args, theirs)
+    no_traceback(refused.stdout, refused.stderr)
+    assert refused.returncode == 1 and "exists" in refused.stderr, refused.stderr
+    assert snapshot(theirs) == {"notes.yaml": b"mine: true\n"}

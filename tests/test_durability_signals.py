@@ -165,3 +165,85 @@ def test_a_signal_to_prepare_all_leaves_no_process_and_no_lock(
     assert differences(snapshot(tree), prepared) == []
     check = krmfn("prepare-all", "--check", "--no-wait", "-q", tree, timeout=300)
     assert check.returncode == 0, check.stderr
+
+
+def test_a_signal_ignored_at_the_start_stays_ignored_in_the_workers(
+    tmp_path: Path, prepared: dict[str, bytes]
+) -> None:
+    """``nohup krmfn prepare-all`` and the terminal closed: SIGHUP reaches the whole group. The
+    command started with it ignored, so its pool workers ignore it too: the run finishes."""
+    tree = copy_tree(EXAMPLE, tmp_path / "t")
+    marker = tmp_path / "plugin-started"
+    plugin = tree / "plugins" / "namespace.py"
+    original = plugin.read_text()
+    plugin.write_text(  # the first call writes the marker and waits for the SIGHUP to be sent
+        original.replace(
+            MARK,
+            f"{MARK}\n    import os, time\n"
+            f"    if not os.path.exists({str(marker)!r}):\n"
+            f"        open({str(marker)!r}, 'a').write(f'{{os.getpid()}}\\n')\n"
+            "        time.sleep(3)\n",
+        )
+    )
+    run = subprocess.Popen(
+        ["bash", "-c", 'trap "" HUP; exec "$0" prepare-all -q -j 2 "$1"', BIN / "krmfn", tree],
+        env=env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert _wait_for(marker.exists, 240), "the plugin never started"
+        assert descendants(run.pid), "no pool worker"
+        os.killpg(run.pid, signal.SIGHUP)
+        out, err = run.communicate(timeout=300)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
+    no_traceback(out, err)
+    assert run.returncode == 0, err
+    plugin.write_text(original)
+    assert differences(snapshot(tree), prepared) == []
+
+
+@pytest.mark.parametrize("forked", [True, False])
+def test_a_plugin_holds_no_descriptor_of_prepare_all(tmp_path: Path, forked: bool) -> None:
+    """A plugin, run by a pool worker (``-j 2``) and by prepare-all itself (``-j 1``), forked or
+    started as a program, has its three pipes open and nothing else of prepare-all's: not the
+    tree's lock, not the pool's pipes, not a file (a copy would keep the lock after a kill)."""
+    import json
+
+    extra = {} if forked else {"KRMFN_PLUGIN_FORK": "0"}
+    for jobs in ("1", "2"):
+        tree = copy_tree(EXAMPLE, tmp_path / f"t{jobs}")
+        seen = tmp_path / f"fds-{jobs}"
+        plugin = tree / "plugins" / "namespace.py"
+        plugin.write_text(
+            plugin.read_text().replace(
+                MARK,
+                f"{MARK}\n    import json, os\n"
+                "    fds = {}\n"
+                "    for fd in os.listdir('/proc/self/fd'):\n"
+                "        try:\n"
+                "            fds[fd] = os.readlink(f'/proc/self/fd/{fd}')\n"
+                "        except OSError:\n"
+                "            pass  # the listing's own descriptor, closed\n"
+                f"    open({str(seen)!r}, 'a').write(json.dumps(fds) + '\\n')\n",
+            )
+        )
+        done = subprocess.run(
+            [str(BIN / "krmfn"), "prepare-all", "-q", "-j", jobs, str(tree)],
+            capture_output=True,
+            text=True,
+            env={**env(), **extra},
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        runs = [json.loads(line) for line in seen.read_text().splitlines()]
+        assert runs, "the plugin never ran"
+        for fds in runs:
+            assert sorted(fds) == ["0", "1", "2"], (jobs, fds)
+            assert all(target.startswith("pipe:") for target in fds.values()), (jobs, fds)

@@ -112,3 +112,42 @@ def test_deployment_create_reads_stdin_to_its_end(tmp_path: Path) -> None:
     assert late.returncode == 0, late.stderr.decode()
     written = "".join(p.read_text() for p in (tmp_path / "late").rglob("*.yaml"))
     assert written.count("kind: ConfigMap") >= ITEMS, late.stderr.decode()
+
+
+def test_an_error_reading_stdin_is_a_message_naming_stdin(tmp_path: Path) -> None:
+    """A read of stdin that fails (EIO injected on the file stdin comes from): a message naming
+    stdin and the reason, exit 1, for a function, file mode's ``-`` and ``deployment create
+    --stdin`` alike; never an empty input taken as the whole."""
+    import shutil
+
+    from tests.durability_support import EXAMPLE
+
+    strace = shutil.which("strace")
+    if strace is None:
+        pytest.skip("strace is not installed (make strace)")
+    given = tmp_path / "input.yaml"
+    given.write_bytes(_input())
+    template = EXAMPLE / "catalog" / "templates" / "upf"
+    script = str(BIN / FUNCTIONS[0].script)
+    create = [str(BIN / "krmfn"), "deployment", "create", str(template), "--stdin"]
+    cases = {
+        "function": [script],
+        "file mode": [script, "-"],
+        "create": [*create, str(tmp_path / "made")],
+    }
+    inject = [strace, "-f", "-qq", "-o", "/dev/null", "-P", str(given), "-e"]
+    for case, argv in cases.items():
+        with open(given, "rb") as stdin:
+            done = subprocess.run(
+                [*inject, "inject=read:error=EIO", *argv],
+                stdin=stdin,
+                capture_output=True,
+                text=True,
+                env=env(),
+                check=False,
+            )
+        assert done.returncode == 1, (case, done.stdout, done.stderr)
+        said = done.stdout + done.stderr
+        assert "cannot read the input (stdin): Input/output error" in said, (case, said)
+        assert "Traceback" not in said and "cm-0000" not in done.stdout, case
+    assert not (tmp_path / "made").exists()

@@ -555,12 +555,14 @@ def run_pass(
 def _worker_start(parent: int) -> None:
     """In each worker: killed when prepare-all ends, whatever ends it (a worker left waiting on
     the pool's queue would never end), the tree's lock closed (krmlib closes it in every fork),
-    and the signals left to prepare-all, which stops the pool."""
+    and the signals left to prepare-all, which stops the pool. A signal prepare-all started with
+    ignored (``nohup``) stays ignored here."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the group: prepare-all stops us
     for name in ("SIGTERM", "SIGHUP"):
-        signal.signal(getattr(signal, name), signal.SIG_DFL)
+        if signal.getsignal(getattr(signal, name)) is not signal.SIG_IGN:
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
     die_with_parent(parent)
 
 
