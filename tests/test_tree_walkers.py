@@ -67,3 +67,26 @@ def test_the_hidden_rule_is_stated_once() -> None:
 def test_the_count_is_not_vacuous(tmp_path: Path) -> None:
     sample = "for a, b, c in os.walk(root):\n    pass\nx = list(p.rglob('*'))  # os.walk(\n"
     assert sum(1 for line in sample.splitlines() if WALKER.search(line.split("#")[0])) == 2
+
+
+def test_the_former_walkers_keep_the_tree_rules(tmp_path: Path) -> None:
+    """prepare-all's fingerprints and ``krmfn specialize --check``'s snapshot walked trees
+    themselves: they read through links and saw hidden files. Through krmlib's walker they see
+    what every tree command sees."""
+    from krmfn.ipam_allocator.specialize import _files
+    from krmfn.preparer.prepare_all import fingerprint
+
+    outside = tmp_path / "outside.yaml"
+    outside.write_text("secret: 1\n")
+    tree = tmp_path / "tree"
+    (tree / "sub").mkdir(parents=True)
+    (tree / "Kptfile").write_text("apiVersion: kpt.dev/v1\nkind: Kptfile\n")
+    (tree / "sub" / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\n")
+    (tree / ".hidden.yaml").write_text("a: 1\n")
+    (tree / "link.yaml").symlink_to(outside)
+    (tree / "linked").symlink_to(tmp_path, target_is_directory=True)
+    assert sorted(_files(tree)) == ["Kptfile", "sub/cm.yaml"]
+    assert [Path(name).relative_to(tree).as_posix() for name, _, _ in fingerprint(tree)] == [
+        "Kptfile",
+        "sub/cm.yaml",
+    ]
