@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from . import __version__
 
 if TYPE_CHECKING:
+    import argparse
     from pathlib import Path
 
 
@@ -122,11 +123,46 @@ FUNCTIONS: tuple[Function, ...] = (
 BY_NAME = {function.name: function for function in FUNCTIONS}
 
 
-def entry_point(package: str) -> Callable[[], int]:
-    """``main`` of ``<package>.__main__``: the console script of the function in ``package``."""
+def entry_point(package: str, module: str = "") -> Callable[[], int]:
+    """``main`` of ``<package>.__main__``: the console script of the function in ``package``;
+    run at once (its exit status the process's) when ``module`` is ``"__main__"`` (``python -m
+    krmfn.<name>``), so each ``__main__.py`` is the one line that calls this."""
     function = next(f for f in FUNCTIONS if f.package == package)
 
     def main() -> int:
         return function.main(sys.argv[1:])
 
+    if module == "__main__":
+        sys.exit(main())
     return main
+
+
+# --- the tree commands' shared start (``krmfn prepare-all``, ``krmfn specialize``) --------------
+
+
+def command_options(
+    command: str, parser: argparse.ArgumentParser, argv: list[str], usage: str
+) -> argparse.Namespace | int:
+    """The options of ``krmfn <command> ... ROOT`` (``argv`` may start with the command's name,
+    as ``krmfn`` passes it), or the exit status when there is nothing to run: 2 for options
+    argparse refused (it said why), 0 after the usage on stdout for ``--help``, 2 after it on
+    stderr without ROOT. ``parser`` has ``-h/--help`` as a flag and ``root`` optional."""
+    args = list(argv)
+    if args[:1] == [command]:
+        args = args[1:]
+    try:
+        opts = parser.parse_args(args)
+    except SystemExit:
+        return 2
+    if opts.help or not opts.root:
+        (sys.stdout if opts.help else sys.stderr).write(usage)
+        return 0 if opts.help else 2
+    return opts
+
+
+def lock_wait_note(command: str, root: Path) -> str:
+    """What a tree command says while it waits for another writer's lock on ``root``."""
+    return (
+        f"krmfn {command}: another krmfn command is writing {root}; waiting for it "
+        "(--no-wait refuses instead)"
+    )

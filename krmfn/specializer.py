@@ -24,6 +24,7 @@ from typing import Literal
 from krmlib import (
     Condition,
     Conditions,
+    KrmError,
     KubeObject,
     ResourceList,
     add_readiness_gate,
@@ -31,7 +32,15 @@ from krmlib import (
 )
 from krmlib.children import default_child_path
 
-from .nephio import DELETE_ANNOTATION, OWNER_ANNOTATION, condition_type
+from .nephio import (
+    DELETE_ANNOTATION,
+    INFRA_API_VERSION,
+    OWNER_ANNOTATION,
+    WORKLOAD_CLUSTER_KIND,
+    WorkloadCluster,
+    condition_type,
+    read_workload_cluster,
+)
 
 ChildKind = Literal["remote", "local", "initial", "remote-condition"]
 GVK = tuple[str, str]  # (apiVersion, kind)
@@ -50,6 +59,30 @@ class SpecializeError(Exception):
         self.message = message
         self.obj = obj
         self.field = field
+
+
+WORKLOAD_CLUSTER: GVK = (INFRA_API_VERSION, WORKLOAD_CLUSTER_KIND)
+MISSING_CLUSTER = "workload cluster is missing from the kpt package"
+MULTIPLE_CLUSTERS = "multiple WorkloadCluster objects found in the kpt package"
+
+
+class ClusterWatch:
+    """The watch on the package's one ``WorkloadCluster`` that dnn-generator and nfdeploy share
+    (upstream's dnn-fn and nfdeploy-fn each keep the same one): ``watch_cluster`` is the watch
+    callback, ``cluster`` what it saw."""
+
+    __slots__ = ("cluster",)
+
+    def __init__(self) -> None:
+        self.cluster: WorkloadCluster | None = None
+
+    def watch_cluster(self, obj: KubeObject) -> None:
+        if self.cluster is not None:
+            raise SpecializeError(MULTIPLE_CLUSTERS, obj)
+        try:
+            self.cluster = read_workload_cluster(obj)
+        except KrmError as exc:
+            raise SpecializeError(exc.message, obj, exc.field) from None
 
 
 Populate = Callable[[KubeObject], list[KubeObject]]

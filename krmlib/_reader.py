@@ -39,7 +39,7 @@ import re
 import stat
 from typing import TYPE_CHECKING, Any
 
-from . import _background, _syntax, _treefs, _yaml
+from . import _background, _storage, _syntax, _treefs, _yaml
 from .errors import InputError, KrmError, internal_error
 from .object import (
     ANN_INDEX,
@@ -49,6 +49,8 @@ from .object import (
     ANN_PATH,
     KubeObject,
     doc_to_item,
+    node_object,
+    span_object,
 )
 from .pkgpath import check_path_annotations
 
@@ -221,7 +223,7 @@ def _read(
     matched = len(heads) == len(items)
     for index, obj in enumerate(items):
         if matched:
-            obj.note_header(headers[index])
+            _storage.of(obj).offer_header(headers[index])
         check_item(obj, index)
     # The pass checked every path annotation as decoded (escapes, folded lines, flow maps);
     # an item with an alias, a merge key or a tagged key is decoded whole to be sure.
@@ -334,7 +336,7 @@ def _split_items(
     for start, stop in itertools.pairwise(starts):
         if text.startswith("-\n", start) or (stop - start == 1 and text[start] == "-"):
             return False
-        items.append(KubeObject.read_item(text, start, stop, line))  # a span of the input
+        items.append(span_object(text, start, stop, line))  # a span of the input
         line += text.count("\n", start, stop)
     return True
 
@@ -360,7 +362,7 @@ def _parse_full(text: str) -> Parsed:
             parsed.items.append(_node_object(item, f"items[{index}]"))
         config = doc.get("functionConfig")
         if isinstance(config, dict) and config:
-            parsed.function_config = KubeObject.read_node(config)
+            parsed.function_config = node_object(config)
         results = doc.get("results")
         if isinstance(results, list) and results:
             parsed.input_results = "".join(doc_to_item(_yaml.dump_rt(value)) for value in results)
@@ -378,7 +380,7 @@ def _parse_full(text: str) -> Parsed:
 def _node_object(node: Any, where: str) -> KubeObject:
     if not isinstance(node, dict):
         raise InputError(f"{where} is not a mapping")
-    return KubeObject.read_node(node)
+    return node_object(node)
 
 
 def _in_item(exc: InputError, outline: _syntax.Outline | None, skipped: int) -> InputError:
@@ -484,7 +486,7 @@ def read_stream(text: str, where: str, *, unwrap: bool = True) -> list[KubeObjec
     heads = outline.docs if len(outline.docs) == len(objects) and docs is not None else None
     for index, obj in enumerate(objects):
         if heads is not None:
-            obj.note_header(headers[index])
+            _storage.of(obj).offer_header(headers[index])
         if obj.api_version == "v1" and obj.kind == "List":
             continue  # kpt keeps a List whole; it has no name of its own
         try:
@@ -538,24 +540,17 @@ def package_files(
 ) -> list[str]:
     """The resource files of the package at ``folder`` (relative, ``/``-separated) in kpt's
     order (``*.yaml``, ``*.yml``, ``*.json``, ``Kptfile``): each folder's entries by name,
-    depth first; hidden files and folders included,
-    symbolic links to files read through, links to folders not followed; each package's
+    depth first, listed by ``krmlib/_treefs.py`` under kpt's rules (hidden files and folders
+    included, symbolic links to files read through, links to folders not followed); each package's
     ``.krmignore`` applied to its own files; ``subpackages=False`` leaves out folders with their
     own Kptfile. ``tree=True``: the tree commands' rules instead (``krmlib/_treefs.py``: hidden
     entries and every link left out, regular files only, an unlistable folder an error)."""
     found: list[str] = []
 
     def walk(directory: str, prefix: str, ignore: _Ignore | None, base: str) -> None:
-        if tree:
-            entries = _treefs.entries(directory)
-        else:
-            try:
-                entries = sorted(os.scandir(directory), key=lambda e: e.name)
-            except OSError as exc:
-                raise KrmError(f"cannot read the folder {directory}: {exc.strerror}") from None
-        for entry in entries:
+        for entry in _treefs.entries(directory, kpt=not tree):
             rel = f"{prefix}{entry.name}"
-            if entry.is_dir(follow_symlinks=False):
+            if _treefs.is_folder(entry):
                 if ignore is not None and ignore.ignored(rel[len(base) :], True):
                     continue
                 if os.path.lexists(os.path.join(entry.path, KPTFILE)):
@@ -565,21 +560,13 @@ def package_files(
                 walk(entry.path, rel + "/", ignore, base)
             elif (
                 is_package_file(entry.name)
-                and (_treefs.is_file(entry) if tree else _is_file(entry))
+                and _treefs.is_file(entry, kpt=not tree)
                 and (ignore is None or not ignore.ignored(rel[len(base) :], False))
             ):
                 found.append(rel)
 
     walk(os.fspath(folder), "", _Ignore.of(os.fspath(folder)), "")
     return found
-
-
-def _is_file(entry: os.DirEntry[str]) -> bool:
-    """A regular file, or a symbolic link to one (kpt reads through links to files)."""
-    try:
-        return entry.is_file(follow_symlinks=True)
-    except OSError:
-        return False
 
 
 class _Ignore:
@@ -698,7 +685,7 @@ def read_tree(
 def annotate(obj: KubeObject, rel: str, index: int, package: str | None) -> None:
     """kpt's path and index annotations (both spellings) and, given ``package``, the package
     folder, as kpt gives them to an item it reads."""
-    text = obj.unparsed_text()
+    text = _storage.of(obj).unparsed_text()
     fresh = text is not None and not re.search(_LOCATION, text)
     annotations = obj.annotations
     annotations[ANN_PATH] = rel
@@ -720,13 +707,12 @@ def _insert_after_path(obj: KubeObject, rel: str, index: str) -> bool:
     annotation the splicer just added as the last of the item's annotations (none of them was
     there): the lines the splicer would add one by one, in one edit (reading a package sets
     four annotations on every item)."""
-    from ._splice import render_scalar
-
-    src = obj.unparsed_text()
+    store = _storage.of(obj)
+    src = store.unparsed_text()
     if src is None:
         return False
     found = list(re.finditer(_PATH_LINE, src))
-    rendered = render_scalar(index)
+    rendered = _storage.render_scalar(index)
     end = src.find("\n", found[0].end()) + 1 if len(found) == 1 else 0
     if not end or rendered is None:
         return False
@@ -736,13 +722,13 @@ def _insert_after_path(obj: KubeObject, rel: str, index: str) -> bool:
         f"{pad}{ANN_LEGACY_PATH}: {value}\n{pad}{ANN_INDEX}: {rendered}\n"
         f"{pad}{ANN_LEGACY_INDEX}: {rendered}\n"
     )
-    obj.replace_text(src[:end] + lines + src[end:])
+    store.replace_text(src[:end] + lines + src[end:])
     annotations = obj.annotations
     if (annotations.get(ANN_LEGACY_PATH), annotations.get(ANN_INDEX)) == (rel, index) and (
         annotations.get(ANN_LEGACY_INDEX) == index
     ):
         return True
-    obj.replace_text(src)
+    store.replace_text(src)
     return False
 
 
@@ -750,7 +736,8 @@ def _insert_package_path(obj: KubeObject, package: str) -> bool:
     """The package-path annotation written into the item's text next to its path annotation, as
     kpt writes it (single-quoted): an absolute path is no simple scalar for the text splicer, and
     the round trip would parse every item of the tree."""
-    src = obj.unparsed_text()
+    store = _storage.of(obj)
+    src = store.unparsed_text()
     if src is None or not re.fullmatch(_PLAIN_PATH, package):
         return False
     found = list(re.finditer(_PATH_LINE, src))
@@ -758,5 +745,5 @@ def _insert_package_path(obj: KubeObject, package: str) -> bool:
         return False
     at = found[0]
     line = f"{at.group(1)}{ANN_PACKAGE_PATH}: '{package}'\n"
-    obj.replace_text(src[: at.start()] + line + src[at.start() :])
+    store.replace_text(src[: at.start()] + line + src[at.start() :])
     return obj.annotations.get(ANN_PACKAGE_PATH) == package

@@ -44,6 +44,20 @@ Patch = tuple[int, int, str | tuple[str, ...]]
 
 MISSING: Any = object()
 
+IDENTITY_EDITS = [0]
+"""How many writes so far could change what the package rule reads of an object (its
+apiVersion, kind or ``metadata``, or its whole text): ``ResourceList.package()`` keeps its answer
+until this count or the items change (``krmlib/resourcelist.py``)."""
+
+
+def render_scalar(value: str) -> str | None:
+    """The text the splicer writes for a new string value, or None if not obvious
+    (:func:`krmlib._splice.render_scalar`: the module of text edits is reached through the
+    storage alone)."""
+    from ._splice import render_scalar as render
+
+    return render(value)
+
 
 def of(obj: KubeObject) -> Storage:
     """The storage of ``obj`` (krmlib-internal: for the library's readers and writers)."""
@@ -115,6 +129,28 @@ class Storage:
         """The text is an ``items`` entry (``- `` and indented lines), not a document."""
         return self.form == "item"
 
+    def unparsed_text(self) -> str | None:
+        """The object's text while it is held as text (not a round-trip tree, not new plain
+        values), else None: what the reader's annotation edits start from."""
+        return self.src if self.has_text() else None
+
+    def new_item(self, header: Header | None = None) -> None:
+        """The text is a new item's, written by krmlib (``KubeObject.from_item``): it counts as
+        changed; ``header`` (apiVersion, kind, name, namespace), when its maker knows it, saves
+        scanning the text."""
+        self.spliced = True
+        if header is not None:
+            self.header = header
+
+    def list_append_point(
+        self, keys: tuple[str, ...], has_entries: bool
+    ) -> tuple[int, str, int] | None:
+        """Where new entries of the list at ``keys`` go in the text, for :meth:`splice_insert`
+        (:func:`krmlib._splice.list_append_point`); None where the splicer would not."""
+        from ._splice import list_append_point
+
+        return list_append_point(self.src, self.is_item, keys, has_entries)
+
     def has_text(self) -> bool:
         """The content is still text (no round-trip tree): the splicer's trick applies."""
         return self.node is None and self.text is not None
@@ -126,6 +162,7 @@ class Storage:
     def replace_text(self, text: str) -> None:
         """Replace the text by an edit of it made by a caller (what was read from the old text
         goes; the object counts as changed)."""
+        IDENTITY_EDITS[0] += 1
         self.own_text(text)
         self.plain = None
         self.header = None
@@ -456,6 +493,8 @@ class Storage:
         """Drop the cached header after a write at ``keys``, unless the write cannot touch
         apiVersion, kind, metadata.name or metadata.namespace (a label, an annotation)."""
         first = keys[0]
+        if first in ("apiVersion", "kind", "metadata"):
+            IDENTITY_EDITS[0] += 1  # the package rule reads these: its kept answer goes
         if first in ("apiVersion", "kind") or (
             first == "metadata" and (len(keys) == 1 or keys[1] in ("name", "namespace"))
         ):

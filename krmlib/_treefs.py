@@ -16,8 +16,11 @@ module, which keeps the promises of SECURITY.md ("Package trees on disk"):
 - **a folder that cannot be listed is an error** naming it (:class:`UnlistableFolder`), never
   skipped: a tree read in part would be prepared or listed as if whole.
 
-kpt itself reads hidden files and reads through links to files (``krmlib/_reader.py`` keeps
-those rules for what kpt reads); the tree commands do not.
+kpt itself reads hidden files and reads through links to files (a link to a folder it does not
+follow); the tree commands do not. Both rule sets are stated here, once: :func:`entries` and
+:func:`is_file` take ``kpt=True`` for what kpt reads (``krmlib/_reader.py``'s
+``package_files``), and :func:`walk` is the one walker of package trees (every tree command
+lists folders through it; ``tests/test_tree_walkers.py`` counts the walkers left in krmfn).
 """
 
 from __future__ import annotations
@@ -57,13 +60,19 @@ def is_hidden(name: str) -> bool:
     return name.startswith(".")
 
 
-def entries(folder: str | os.PathLike[str]) -> list[os.DirEntry[str]]:
-    """The entries of ``folder`` the tree commands see, by name: hidden ones and symbolic links
-    left out; :class:`UnlistableFolder` when it cannot be listed."""
+def entries(folder: str | os.PathLike[str], *, kpt: bool = False) -> list[os.DirEntry[str]]:
+    """The entries of ``folder``, by name: under the tree rules, hidden ones and symbolic links
+    left out, :class:`UnlistableFolder` when it cannot be listed; under kpt's rules
+    (``kpt=True``), every entry, a :class:`KrmError` when it cannot be listed."""
     try:
         with os.scandir(folder) as listing:
-            found = [e for e in listing if not is_hidden(e.name) and not e.is_symlink()]
+            if kpt:
+                found = list(listing)
+            else:
+                found = [e for e in listing if not is_hidden(e.name) and not e.is_symlink()]
     except OSError as exc:
+        if kpt:
+            raise KrmError(f"cannot read the folder {os.fspath(folder)}: {exc.strerror}") from None
         error = UnlistableFolder(
             f"cannot list the folder {os.fspath(folder)}: {exc.strerror}; the tree is not read "
             "in part"
@@ -74,17 +83,18 @@ def entries(folder: str | os.PathLike[str]) -> list[os.DirEntry[str]]:
 
 
 def is_folder(entry: os.DirEntry[str]) -> bool:
-    """A folder, not a link to one (:func:`entries` leaves links out already)."""
+    """A folder, not a link to one (neither rule set follows a link to a folder)."""
     try:
         return entry.is_dir(follow_symlinks=False)
     except OSError:
         return False
 
 
-def is_file(entry: os.DirEntry[str]) -> bool:
-    """A regular file, not a link to one."""
+def is_file(entry: os.DirEntry[str], *, kpt: bool = False) -> bool:
+    """A regular file, not a link to one; under kpt's rules (``kpt=True``) a link to a regular
+    file too (kpt reads through links to files)."""
     try:
-        return entry.is_file(follow_symlinks=False)
+        return entry.is_file(follow_symlinks=kpt)
     except OSError:
         return False
 
@@ -136,6 +146,19 @@ def read_text(path: str | os.PathLike[str], where: str | None = None) -> str:
     """The text of a file of the tree: opened with ``O_NOFOLLOW | O_NONBLOCK``, a regular file,
     at most :data:`MAX_TREE_FILE` bytes, UTF-8; else a :class:`TreeError` naming it."""
     label = where or os.fspath(path)
+    data = read_bytes(path, label)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TreeError(
+            f"{label}: not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from None
+
+
+def read_bytes(path: str | os.PathLike[str], where: str | None = None) -> bytes:
+    """The bytes of a file of the tree, under :func:`read_text`'s rules (no link, a regular
+    file, at most :data:`MAX_TREE_FILE` bytes); else a :class:`TreeError` naming it."""
+    label = where or os.fspath(path)
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
@@ -162,12 +185,7 @@ def read_text(path: str | os.PathLike[str], where: str | None = None) -> str:
         os.close(fd)
     if len(data) > MAX_TREE_FILE:
         raise TreeError(f"cannot read {label}: over the cap of {MAX_TREE_FILE} bytes")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise TreeError(
-            f"{label}: not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})"
-        ) from None
+    return data
 
 
 __all__ = [
@@ -179,6 +197,7 @@ __all__ = [
     "is_folder",
     "is_hidden",
     "kptfile_folders",
+    "read_bytes",
     "read_text",
     "walk",
 ]

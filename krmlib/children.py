@@ -489,7 +489,7 @@ class ChildSync:
         if not self.new_as_text:
             return want
         as_text = KubeObject.from_item(want.to_item())
-        of(as_text).header = (want.api_version, want.kind, want.name, want.namespace)
+        of(as_text).new_item((want.api_version, want.kind, want.name, want.namespace))
         return as_text
 
     def _update(self, have: KubeObject, want: KubeObject) -> Action:

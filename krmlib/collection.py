@@ -50,6 +50,13 @@ class Items:
 
     def __init__(self, objects: Iterable[KubeObject] = ()) -> None:
         self._objects = list(objects)
+        self._version = 0
+
+    @property
+    def version(self) -> int:
+        """How many times objects were added, removed or replaced here: a key for what is
+        computed from the list (``ResourceList.package()`` keeps its answer by it)."""
+        return self._version
 
     def __iter__(self) -> Iterator[KubeObject]:
         return iter(list(self._objects))
@@ -87,16 +94,9 @@ class Items:
         """The object with this identity (namespace ignored), if any."""
         return self.first(is_kind(api_version, kind), has_name(name))
 
-    @property
-    def kptfile(self) -> KubeObject | None:
-        """The package's Kptfile by the one package rule: ``FunctionPackage.of(items).kptfile``
-        (``ResourceList.package()`` says the same). Under ``kpt fn render`` with subpackages
-        this is the rendered package's Kptfile, not the first one; a subpackage's Kptfile alone
-        is not the package's. Items that contradict the rule raise :class:`KrmError`."""
-        return FunctionPackage.of(self._objects).kptfile
-
     def append(self, obj: KubeObject, after: KubeObject | None = None) -> KubeObject:
         """Add ``obj`` at the end, or right after ``after`` (and its earlier followers)."""
+        self._version += 1
         if after is None:
             self._objects.append(obj)
         else:
@@ -113,10 +113,12 @@ class Items:
 
     def remove(self, obj: KubeObject) -> None:
         """Remove ``obj`` itself (by identity) from the items."""
+        self._version += 1
         self._objects.pop(self.index(obj))
 
     def replace_all(self, objects: Iterable[KubeObject]) -> None:
         """Make ``objects`` the items, in their order (a function that rebuilds the list)."""
+        self._version += 1
         self._objects = list(objects)
 
 

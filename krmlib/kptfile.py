@@ -327,10 +327,7 @@ class Conditions:
         kptfile = self.kptfile
         if kptfile is None or not of(kptfile).has_text():
             return None
-        from ._splice import list_append_point
-
-        store = of(kptfile)
-        return list_append_point(store.src, store.is_item, self._PATH, self._written > 0)
+        return of(kptfile).list_append_point(self._PATH, self._written > 0)
 
 
 def _styles(entry: str) -> dict[str, str] | None:

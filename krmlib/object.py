@@ -69,7 +69,7 @@ class KubeObject:
         written out as it is. It counts as changed. For a function that makes thousands of
         objects and does not edit them again: their text is smaller than their values."""
         obj = cls(src=text, form="item")
-        obj._store.spliced = True
+        obj._store.new_item()
         return obj
 
     def copy(self) -> KubeObject:
@@ -335,39 +335,6 @@ class KubeObject:
         """The object as a block-sequence entry of a ResourceList's ``items``."""
         return self._store.dump_item()
 
-    # --- krmlib-internal: how the reader (krmlib/_reader.py) builds and annotates items ------
-
-    @classmethod
-    def read_item(cls, text: str, start: int, stop: int, line: int = 0) -> KubeObject:
-        """krmlib-internal (the reader): the ``items`` entry ``text[start:stop]`` of an input,
-        starting on input line ``line``, held as a span of ``text`` (no copy of it)."""
-        obj = span_object(text, start, stop)
-        obj.input_line = line
-        return obj
-
-    @classmethod
-    def read_node(cls, node: Any) -> KubeObject:
-        """krmlib-internal (the reader): an object read as a round-trip tree, unchanged."""
-        obj = cls(node=node)
-        obj._store.dirty = False
-        return obj
-
-    def note_header(self, header: tuple[str, str, str, str] | None) -> None:
-        """krmlib-internal (the reader): (apiVersion, kind, name, namespace) as the whole-input
-        check read them, kept for an item nothing changed yet (saves scanning its text)."""
-        self._store.offer_header(header)
-
-    def unparsed_text(self) -> str | None:
-        """krmlib-internal (the reader): the object's text while it is held as text (not a
-        round-trip tree, not new plain values), else None."""
-        store = self._store
-        return store.src if store.has_text() else None
-
-    def replace_text(self, text: str) -> None:
-        """krmlib-internal (the reader): hold ``text`` instead (the object's text with lines
-        added, such as kpt's annotations); the object counts as changed."""
-        self._store.replace_text(text)
-
 
 class _FieldMap(MutableMapping[str, str]):
     """A live view of a string map in an object (labels, annotations)."""
@@ -410,12 +377,22 @@ def _drop_none(value: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def span_object(text: str, start: int, stop: int) -> KubeObject:
-    """An item of a ResourceList that is ``text[start:stop]`` of the input, read from ``text``
-    when needed (krmlib-internal: for the readers)."""
+# --- krmlib-internal: how the reader (krmlib/_reader.py) builds items (never on KubeObject) ---
+
+
+def span_object(text: str, start: int, stop: int, line: int = 0) -> KubeObject:
+    """An item of a ResourceList that is ``text[start:stop]`` of the input, starting on input
+    line ``line``, read from ``text`` when needed (no copy of it)."""
     obj = KubeObject.__new__(KubeObject)
     obj._store = Storage.span(text, start, stop)
-    obj.input_line = 0
+    obj.input_line = line
+    return obj
+
+
+def node_object(node: Any) -> KubeObject:
+    """An object read as a round-trip tree, unchanged."""
+    obj = KubeObject(node=node)
+    obj._store.mark_read()
     return obj
 
 
@@ -430,5 +407,6 @@ __all__ = [
     "KubeObject",
     "doc_to_item",
     "item_to_doc",
+    "node_object",
     "span_object",
 ]

@@ -86,6 +86,7 @@ __all__ = [
     "read_objects",
     "read_package",
     "read_roots",
+    "read_tree_bytes",
     "read_tree_file",
     "safe_target",
     "walk_tree",
@@ -194,7 +195,7 @@ def _edit_annotation_text(
 def _with_value(line: str, key: str, value: str) -> str | None:
     """An annotation line with a new simple value, written as the round trip writes it: the old
     quotes kept, a line comment at its column (one space after a value that reaches it)."""
-    from ._splice import render_scalar
+    from ._storage import render_scalar
 
     prefix = f"    {key}: "
     found = _SIMPLE_VALUE.fullmatch(line[len(prefix) : -1])
@@ -235,6 +236,7 @@ MAX_TREE_FILE = _treefs.MAX_TREE_FILE
 TreeError = _treefs.TreeError
 UnlistableFolder = _treefs.UnlistableFolder
 read_tree_file = _treefs.read_text
+read_tree_bytes = _treefs.read_bytes
 walk_tree = _treefs.walk
 kptfile_folders = _treefs.kptfile_folders
 

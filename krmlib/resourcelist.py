@@ -32,6 +32,7 @@ class ResourceList:
         "_extra",
         "_failure",
         "_input_results",
+        "_package",
         "_pending",
         "api_version",
         "form",
@@ -58,6 +59,8 @@ class ResourceList:
         self._input_results = ""
         self._pending: _background.Pending | None = None  # the input check, running in a child
         self._failure: list[Result] = []  # what it found
+        # package()'s answer and what it was computed from: (items, their version, edits)
+        self._package: tuple[Items, int, int, FunctionPackage] | None = None
 
     def __repr__(self) -> str:
         return f"<ResourceList {self.form}: {len(self.items)} items, {len(self.results)} results>"
@@ -83,8 +86,19 @@ class ResourceList:
     def package(self) -> FunctionPackage:
         """The package this function runs for: its Kptfile and its folder (see
         :class:`FunctionPackage`); an item that contradicts it is a :class:`KrmError` naming
-        that item and field."""
-        return FunctionPackage.of(self.items)
+        that item and field.
+
+        Computed once and kept (the runner asks before the function runs, the function asks
+        again): the kept answer goes when an item is added or removed, ``items`` is replaced,
+        or any object's apiVersion, kind, ``metadata`` or whole text is written
+        (``_storage.IDENTITY_EDITS``), so a stale answer is never returned."""
+        items, edits = self.items, _storage.IDENTITY_EDITS[0]
+        kept = self._package
+        if kept is not None and kept[0] is items and kept[1] == items.version and kept[2] == edits:
+            return kept[3]
+        package = FunctionPackage.of(items)
+        self._package = (items, items.version, edits, package)
+        return package
 
     def check_failure(self, *, final: bool = False) -> list[Result]:
         """The error results of the input check when it failed, else ``[]``.

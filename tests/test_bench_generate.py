@@ -149,5 +149,5 @@ def test_the_nephio_shapes_give_nad_generator_its_share_of_work(shape: str, shar
     process(rl, Config())
     nads = [obj for obj in rl.items if obj.kind == "NetworkAttachmentDefinition"]
     assert len(nads) == len(interfaces) > 0
-    conditions = Conditions(rl.items.kptfile)
+    conditions = Conditions(rl.package().kptfile)
     assert all(conditions.status(t) == "True" for t in conditions.types())

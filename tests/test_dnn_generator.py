@@ -59,7 +59,7 @@ def again(rl: ResourceList) -> tuple[ResourceList, int]:
 
 
 def conditions(rl: ResourceList) -> dict[str, dict[str, str]]:
-    kptfile = rl.items.kptfile
+    kptfile = rl.package().kptfile
     assert kptfile is not None
     return {c["type"]: c for c in kptfile.get("status.conditions", [])}
 
@@ -71,7 +71,7 @@ def claims(rl: ResourceList) -> dict[str, Any]:
 def settle(rl: ResourceList, prefix: str = "10.0.0.0/24") -> ResourceList:
     """What the IPAM specializer does: every claim filled, its condition True."""
     items = []
-    kptfile = rl.items.kptfile
+    kptfile = rl.package().kptfile
     assert kptfile is not None
     listed = kptfile.get("status.conditions", [])
     for obj in rl.items:

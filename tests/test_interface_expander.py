@@ -10,11 +10,8 @@ from pathlib import Path
 import pytest
 
 from krmfn.interface_expander import Config, process
-from krmfn.interface_expander.naming import (
-    child_name,
-    design_condition_type,
-    spec_hash,
-)
+from krmfn.interface_expander.naming import child_name, spec_hash
+from krmfn.nephio import design_condition_type
 from krmlib import Conditions, ResourceList, run_resource_list
 
 PKG = Path(__file__).resolve().parent.parent / "krmfn" / "interface_expander"
@@ -139,7 +136,7 @@ def test_a_marked_child_wanted_again_is_revived(monkeypatch: pytest.MonkeyPatch)
     revived = again.items[3]
     assert revived.name == child.name
     assert not revived.has("metadata.deletionTimestamp")
-    kptfile = again.items.kptfile
+    kptfile = again.package().kptfile
     assert kptfile is not None
     condition = Conditions(kptfile).get(f"ipam-nephio-org-v1alpha1-ipallocation-{child.name}")
     assert condition is not None
@@ -173,14 +170,14 @@ def test_a_fulfilled_nad_condition_survives_a_loopback_change(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     once, _ = run(rl_text(KPTFILE, CONTEXT, interface("n3")), monkeypatch)
-    kptfile = once.items.kptfile
+    kptfile = once.package().kptfile
     assert kptfile is not None
     conditions = kptfile.get("status.conditions")
     nad = next(i for i, c in enumerate(conditions) if c["type"].endswith("-nad-generated"))
     kptfile.set(f"status.conditions[{nad}].status", "True")
     once.items[2].delete("spec.cniType")  # now a loopback: no NAD needed
     again, _ = run(once.to_yaml(with_results=False), monkeypatch)
-    kept = again.items.kptfile
+    kept = again.package().kptfile
     assert kept is not None
     found = Conditions(kept).get("req-nephio-org-v1alpha1-interface-n3-nad-generated")
     assert found is not None
@@ -282,7 +279,7 @@ def test_an_unusable_workload_cluster_is_a_condition_on_every_interface(
     rl, code = run(rl_text(KPTFILE, cluster, interface("n3"), interface("n4")), monkeypatch)
     assert code == 0
     assert [o.kind for o in rl.items] == ["Kptfile", "WorkloadCluster", "Interface", "Interface"]
-    kptfile = rl.items.kptfile
+    kptfile = rl.package().kptfile
     assert kptfile is not None
     for name in ("n3", "n4"):
         condition = Conditions(kptfile).get(f"req.nephio.org/v1alpha1.Interface.{name}")

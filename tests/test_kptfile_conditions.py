@@ -206,8 +206,8 @@ def test_thousands_of_new_conditions_are_written_as_their_own_pieces() -> None:
         + "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: after\n"
     )
     fast, reference = ResourceList.parse(text), ResourceList.parse(text)
-    ours = Conditions(fast.items.kptfile)
-    theirs = ValuesConditions(reference.items.kptfile)  # type: ignore[arg-type]
+    ours = Conditions(fast.package().kptfile)
+    theirs = ValuesConditions(reference.package().kptfile)  # type: ignore[arg-type]
     for n in range(2000):
         condition = Condition(f"type-{n}", "False", "reason", f"message number {n}")
         ours.set(condition)

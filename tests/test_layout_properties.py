@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 from krmlib import KubeObject, _scan, _storage
 from krmlib._splice import splice_set
 from krmlib._yaml_full import CoreLoader
+from krmlib.object import span_object
 
 EXAMPLES = int(os.environ.get("KRMLIB_LAYOUT_EXAMPLES", "150"))
 SETTINGS = settings(
@@ -416,7 +417,7 @@ def test_an_edit_changes_that_one_value(
     if "\r" in text:
         text = text.replace("\r\n", "\n")  # the reader reads CRLF as LF before any item is made
         parsed = parse(text, item_form)
-    obj = KubeObject.read_item(text, 0, len(text)) if item_form else KubeObject.from_yaml(text)
+    obj = span_object(text, 0, len(text)) if item_form else KubeObject.from_yaml(text)
     obj.set(keys, value)
     out = obj.to_item() if item_form else obj.to_yaml()
     try:

@@ -380,3 +380,24 @@ def test_parent_metadata_prepared_approved_and_stdin(
     assert "metadata:\n    tier: gold\n    zone: a" in text
     assert 'nephio.org/prepared: "true"' in text and 'nephio.org/approved: "true"' in text
     assert (out / "configmap_extra.yaml").is_file()  # merged from stdin
+
+
+def test_a_half_made_copy_is_read_by_the_copying_walker(tmp_path: Path) -> None:
+    """``deployment create`` takes a folder for an older version's half-made copy only when it
+    holds byte-identical copies of template files, read by the one copying walker: a symbolic
+    link (even to the template's own file) is no copy of ours (issue 41: it was read through)."""
+    from krmfn.merger.deployment import _partial_copy
+
+    template = tmp_path / "template"
+    (template / "sub").mkdir(parents=True)
+    (template / "Kptfile").write_text("apiVersion: kpt.dev/v1\nkind: Kptfile\n")
+    (template / "sub" / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\n")
+    out = tmp_path / "out"
+    (out / "sub").mkdir(parents=True)
+    (out / "sub" / "cm.yaml").write_bytes((template / "sub" / "cm.yaml").read_bytes())
+    assert _partial_copy(out, template)
+    (out / "Kptfile").symlink_to(template / "Kptfile")
+    assert not _partial_copy(out, template)
+    (out / "Kptfile").unlink()
+    (out / "sub" / "cm.yaml").write_text("apiVersion: v1\nkind: Secret\n")  # someone's work
+    assert not _partial_copy(out, template)

@@ -47,7 +47,7 @@ def run_case(name: str) -> ResourceList:
 
 
 def nad_conditions(rl: ResourceList) -> dict[str, Condition]:
-    kptfile = rl.items.kptfile
+    kptfile = rl.package().kptfile
     assert kptfile is not None
     return {c.type: c for c in get_conditions(kptfile) if c.type.startswith(NAD)}
 
@@ -64,7 +64,7 @@ def test_a_removed_interfaces_nad_is_removed_where_nad_fn_keeps_it() -> None:
     names = {o.name for o in rl.items.where(kind="NetworkAttachmentDefinition")}
     assert names == {"upf-cluster01-n4", "upf-cluster01-n6"}  # n3 (and the orphan n9) gone
     assert f"{NAD}.upf-cluster01-n3" not in nad_conditions(rl)
-    kptfile = rl.items.kptfile
+    kptfile = rl.package().kptfile
     assert kptfile is not None
     kept = {c.type: c for c in get_conditions(kptfile)}
     assert kept["req.nephio.org/v1alpha1.Interface.n3"].message == "update for condition"

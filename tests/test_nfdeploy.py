@@ -79,7 +79,7 @@ def run(*items: dict[str, Any], nf: str = NFDEPLOYMENT) -> ResourceList:
 
 
 def conditions(rl: ResourceList) -> dict[str, dict[str, str]]:
-    kptfile = rl.items.kptfile
+    kptfile = rl.package().kptfile
     assert kptfile is not None
     return {c["type"]: c for c in kptfile.get("status.conditions", [])}
 
@@ -200,7 +200,7 @@ def test_the_spec_from_every_requirement_in_place() -> None:
     found = conditions(rl)
     assert (found[NF]["status"], found[NF]["message"]) == ("True", "update done")
     assert (found[GATE]["status"], found[GATE]["reason"]) == ("True", "Ready")
-    kptfile = rl.items.kptfile
+    kptfile = rl.package().kptfile
     assert kptfile is not None and get_readiness_gates(kptfile) == [GATE]
     before = rl.to_yaml(with_results=False)
     again = run_resource_list(process, Config, before)

@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from krmfn.registry import BY_NAME
-from krmlib import FunctionPackage, KrmError, KubeObject, ResourceList
+from krmlib import FunctionPackage, Items, KrmError, KubeObject, ResourceList, _storage
 from krmlib.testing import GoldenCase, case_env, golden_cases, read_tree, run_kpt
 
 from .kpt_packages import render
@@ -81,6 +81,66 @@ def test_eval_layout_and_standalone_files() -> None:
     assert (none.kptfile, none.folder) == (None, None)
     alone = FunctionPackage.of([item("ConfigMap", "a", "a.yaml", "/p")])
     assert (alone.kptfile, alone.folder) == (None, "/p")
+
+
+def test_one_spelling_of_the_rule() -> None:
+    """``rl.package()`` is the rule's one spelling: ``Items.kptfile`` (a second one, which
+    picked the first Kptfile before issue 33) is gone, and no function or example uses it."""
+    assert not hasattr(Items, "kptfile")
+    root = Path(__file__).resolve().parent.parent
+    uses = [
+        f"{path.relative_to(root)}:{number}"
+        for folder in ("krmfn", "krmlib", "examples")
+        for path in sorted((root / folder).rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if "items.kptfile" in line
+    ]
+    assert uses == []
+
+
+def test_package_is_kept_and_never_stale() -> None:
+    """``rl.package()`` is computed once (the runner and the function ask in turn) and its
+    kept answer goes on every change the rule reads: an item added, removed or replaced, the
+    items list replaced, a path, package-path, kind or apiVersion written, a text replaced."""
+    sub = item("Kptfile", "sub", "Kptfile", "/p/sub")
+    root = item("Kptfile", "root", "Kptfile", "/p")
+    rl = ResourceList(items=Items([sub, item("ConfigMap", "s", "cm.yaml", "/p/sub")]))
+    first = rl.package()
+    assert first is rl.package()  # kept: not computed again
+    assert (first.kptfile, first.folder) == (sub, "/p/sub")
+    rl.items.append(root)  # an item added
+    assert (rl.package().kptfile, rl.package().folder) == (root, "/p")
+    rl.items.remove(root)  # removed
+    assert rl.package().kptfile is sub
+    sub.annotations["internal.config.kubernetes.io/package-path"] = "/p"  # renamed
+    assert rl.package().folder == "/p"
+    rl.items[1].annotations["internal.config.kubernetes.io/package-path"] = "/p"
+    assert rl.package().kptfile is sub
+    sub.set_path("sub/Kptfile")  # no longer the package's Kptfile
+    assert rl.package().kptfile is None
+    sub.set_path("Kptfile")
+    assert rl.package().kptfile is sub
+    sub.set("kind", "ConfigMap")  # no longer a Kptfile
+    assert rl.package().kptfile is None
+    sub.set("kind", "Kptfile")
+    sub.set("apiVersion", "v1")  # not kpt's
+    assert rl.package().kptfile is None
+    rl.items.replace_all([root])  # the list rebuilt
+    assert rl.package().kptfile is root
+    rl.items = Items([sub])  # the list replaced
+    assert rl.package().kptfile is None
+    parsed = ResourceList.parse(
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+        "- apiVersion: kpt.dev/v1\n  kind: Kptfile\n  metadata:\n    name: a\n"
+        "    annotations:\n      internal.config.kubernetes.io/path: Kptfile\n"
+    )
+    kptfile = parsed.package().kptfile
+    assert kptfile is not None
+    text = kptfile.to_item().replace("path: Kptfile", "path: other/Kptfile")
+    _storage.of(kptfile).replace_text(text)  # the whole text replaced (the reader's edits)
+    assert parsed.package().kptfile is None
+    kptfile.annotations["internal.config.kubernetes.io/path"] = "Kptfile"
+    assert parsed.package().kptfile is kptfile
 
 
 @pytest.mark.parametrize(

@@ -75,3 +75,77 @@ def test_the_scan_finds_a_reach(tmp_path: Path) -> None:
         "sample.py:2: obj._store",
         "sample.py:2: obj._node",
     ]
+
+
+# --- the storage's fields: written by the storage alone (issue 41) ----------------------------------
+
+
+def _storage_writes(path: Path, fields: frozenset[str]) -> list[str]:
+    """Assignments to a field of a :class:`krmlib._storage.Storage` reached from outside it
+    (``of(obj).header = ...``, ``store.dirty = ...``, ``obj._store.spliced = ...``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found = []
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        for target in targets:
+            if not isinstance(target, ast.Attribute) or target.attr not in fields:
+                continue
+            base = ast.unparse(target.value)
+            if "store" in base or base.startswith(("of(", "_storage.of(")):
+                where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+                found.append(f"{where}:{target.lineno}: {ast.unparse(target)}")
+    return found
+
+
+def test_only_the_storage_writes_its_fields() -> None:
+    """The text, its span and patch, the tree, the caches and the flags of an object change
+    through the storage's methods only (``new_item``, ``mark_read``, ``replace_text``,
+    ``splice_insert``, ``set``...): no other module, KubeObject's face included, assigns them."""
+    from krmlib._storage import Storage
+
+    fields = frozenset(Storage.__slots__)
+    assert {"dirty", "header", "spliced", "text", "patch"} <= fields
+    files = [
+        path
+        for folder in SCANNED
+        if (ROOT / folder).is_dir()
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if str(path.relative_to(ROOT)) != "krmlib/_storage.py"
+    ]
+    found = [line for path in files for line in _storage_writes(path, fields)]
+    assert found == [], "\n".join(found)
+
+
+def test_the_storage_scan_finds_a_write(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "def f(obj, store):\n    of(obj).header = None\n    store.dirty = False\n"
+        "    obj._store.spliced = True\n    obj.text = 'a styled scalar'\n"
+    )
+    assert _storage_writes(sample, frozenset({"header", "dirty", "spliced", "text"})) == [
+        "sample.py:2: of(obj).header",
+        "sample.py:3: store.dirty",
+        "sample.py:4: obj._store.spliced",
+    ]
+
+
+def test_only_the_storage_imports_the_text_splicer() -> None:
+    """Text edits are computed by the pure functions of ``krmlib/_splice.py`` and applied by the
+    storage alone: no other module of krmlib or krmfn imports the splicer (4 did before)."""
+    importers = []
+    for folder in ("krmlib", "krmfn", "examples"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+            for node in ast.walk(tree):
+                names = []
+                if isinstance(node, ast.ImportFrom):
+                    names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+                elif isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                if any(n.split(".")[-1] == "_splice" or n.endswith("._splice") for n in names):
+                    importers.append(path.relative_to(ROOT).as_posix())
+    assert sorted(set(importers)) == ["krmlib/_storage.py"]

@@ -40,7 +40,7 @@ items:
 
 def test_a_gate_without_info_is_added_after_the_other_fields() -> None:
     rl = ResourceList.parse(KPTFILE)
-    kptfile = rl.items.kptfile
+    kptfile = rl.package().kptfile
     assert kptfile is not None
     assert add_readiness_gate(kptfile, "nephio.org.Specializer.specialize")
     assert not add_readiness_gate(kptfile, "nephio.org.Specializer.specialize")
@@ -51,7 +51,7 @@ def test_a_gate_without_info_is_added_after_the_other_fields() -> None:
 
 def test_existing_gates_and_comments_are_kept() -> None:
     rl = ResourceList.parse(WITH_GATES)
-    kptfile = rl.items.kptfile
+    kptfile = rl.package().kptfile
     assert kptfile is not None
     assert add_readiness_gate(kptfile, "nephio.org.Specializer.specialize")
     assert get_readiness_gates(kptfile) == [
@@ -70,7 +70,7 @@ def test_adding_a_gate_does_not_load_the_round_trip_parser() -> None:
         "import sys\n"
         "from krmlib import ResourceList, add_readiness_gate\n"
         f"rl = ResourceList.parse({KPTFILE!r})\n"
-        "add_readiness_gate(rl.items.kptfile, 'nephio.org.Specializer.specialize')\n"
+        "add_readiness_gate(rl.package().kptfile, 'nephio.org.Specializer.specialize')\n"
         "rl.to_yaml()\n"
         "print(sorted(m for m in sys.modules if m.startswith('ruamel')))\n"
     )

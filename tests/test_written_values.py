@@ -37,7 +37,7 @@ def _nad_run(tmp_path: Path, edits: dict[str, tuple[str, str]]) -> ResourceList:
 
 def _nad_n3(rl: ResourceList) -> tuple[str, str, str]:
     """(status, message, spec.config of NAD upf-cluster01-n3)."""
-    kptfile = rl.items.kptfile
+    kptfile = rl.package().kptfile
     assert kptfile is not None
     condition = {c.type: c for c in get_conditions(kptfile)}[f"{NAD}.n3"]
     nad = rl.items.find(None, "NetworkAttachmentDefinition", "upf-cluster01-n3")

@@ -38,7 +38,7 @@ def allocate(kind: str, spec: dict[str, object]) -> dict[str, object]:
 
 
 def process(rl: ResourceList, config: None) -> None:
-    conditions = Conditions(rl.items.kptfile)
+    conditions = Conditions(rl.package().kptfile)
     filled = 0
     for obj in rl.items:
         if (obj.api_version, obj.kind) not in (IPCLAIM, VLANCLAIM) or obj.get("status"):

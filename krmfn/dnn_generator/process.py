@@ -14,28 +14,27 @@ from typing import Any
 
 from krmfn.nephio import (
     FOR_ANNOTATION,
-    INFRA_API_VERSION,
     IPCLAIM_API_VERSION,
     IPCLAIM_KIND,
     OWNER_ANNOTATION,
-    WORKLOAD_CLUSTER_KIND,
-    WorkloadCluster,
     last_segment,
-    read_workload_cluster,
 )
-from krmfn.specializer import SpecializeError, Specializer
-from krmlib import KrmError, KubeObject, ResourceList
+from krmfn.specializer import (
+    MISSING_CLUSTER,
+    WORKLOAD_CLUSTER,
+    ClusterWatch,
+    SpecializeError,
+    Specializer,
+)
+from krmlib import KubeObject, ResourceList
 
 from .config import Config
 
 DATA_NETWORK = ("req.nephio.org/v1alpha1", "DataNetwork")
 IPCLAIM = (IPCLAIM_API_VERSION, IPCLAIM_KIND)
-WORKLOAD_CLUSTER = (INFRA_API_VERSION, WORKLOAD_CLUSTER_KIND)
 LOCAL_CONFIG = "config.kubernetes.io/local-config"
 ADDRESS_FAMILY_LABEL = "nephio.org/address-family"
 CLUSTER_NAME_LABEL = "nephio.org/cluster-name"
-MISSING_CLUSTER = "workload cluster is missing from the kpt package"
-MULTIPLE_CLUSTERS = "multiple WorkloadCluster objects found in the kpt package"
 
 
 def process(rl: ResourceList, config: Config) -> None:
@@ -51,14 +50,14 @@ def for_name(annotations: dict[str, str]) -> str:
     return last_segment(reference)
 
 
-class DnnGenerator:
+class DnnGenerator(ClusterWatch):
     """One run: the WorkloadCluster the watch saw, and the two callbacks."""
 
-    __slots__ = ("cluster", "rl")
+    __slots__ = ("rl",)
 
     def __init__(self, rl: ResourceList) -> None:
+        super().__init__()
         self.rl = rl
-        self.cluster: WorkloadCluster | None = None
 
     def run(self) -> None:
         Specializer(
@@ -70,14 +69,6 @@ class DnnGenerator:
             update=self.update,
             missing_for="cannot initialize with a nil object",
         ).run()
-
-    def watch_cluster(self, obj: KubeObject) -> None:
-        if self.cluster is not None:
-            raise SpecializeError(MULTIPLE_CLUSTERS, obj)
-        try:
-            self.cluster = read_workload_cluster(obj)
-        except KrmError as exc:
-            raise SpecializeError(exc.message, obj, exc.field) from None
 
     def populate(self, dnn: KubeObject) -> list[KubeObject]:
         """An IPClaim of kind pool per ``spec.pools[]`` entry."""

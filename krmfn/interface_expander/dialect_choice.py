@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from krmfn.nephio import SPECIALIZER_PREFIX
 from krmlib import ResourceList
 
 from .config import Config
@@ -29,7 +30,6 @@ from .inputs import (
     WORKLOAD_CLUSTER_KIND,
 )
 
-SPECIALIZER_PREFIX = "specializer.nephio.org/"
 DEFAULT = "design"
 
 

@@ -5,6 +5,17 @@ from __future__ import annotations
 import posixpath
 from typing import Any, ClassVar, Literal, NamedTuple, Protocol
 
+from krmfn.nephio import (
+    DELETE_ANNOTATION,
+    DESIGN_OWNER_ANNOTATION,
+    FOR_ANNOTATION,
+    NAD_API_VERSION,
+    NAD_KIND,
+    OWNER_ANNOTATION,
+    VLAN_CLAIM_NAME_ANNOTATION,
+    condition_type,
+    design_condition_type,
+)
 from krmlib import (
     ANN_LEGACY_PATH,
     ANN_LOCAL_CONFIG,
@@ -36,7 +47,7 @@ from .inputs import (
     cluster_of_context,
     cluster_of_workload,
 )
-from .naming import child_name, design_condition_type, r1_condition_type, spec_hash
+from .naming import child_name, spec_hash
 
 PREFIX_LENGTH = {"ipv4": 32, "ipv6": 128}
 
@@ -113,9 +124,6 @@ class Dialect(Protocol):
     def is_nad_condition(self, type_: str) -> bool: ...
 
 
-NAD_KIND = "NetworkAttachmentDefinition"
-
-
 def _new_child(
     owner: KubeObject,
     api_version: str,
@@ -143,7 +151,6 @@ def _new_child(
     )
 
 
-DESIGN_OWNER_ANNOTATION = "krmfn.dev/owner"
 # The design's Interface condition types without the name: "req-nephio-org-v1alpha1-interface-".
 _DESIGN_INTERFACE_PREFIX = design_condition_type(INTERFACE_API_VERSION, INTERFACE_KIND, "x")[:-1]
 
@@ -285,11 +292,6 @@ class Design:
         return self.is_interface_condition(type_) and type_.endswith("-nad-generated")
 
 
-OWNER_ANNOTATION = "specializer.nephio.org/owner"
-DELETE_ANNOTATION = "specializer.nephio.org/delete"
-NAD_API_VERSION = "k8s.cni.cncf.io/v1"
-
-
 class Nephio202305:
     """Nephio's main of May-June 2023 (before R1): ``ClusterContext`` in, ``ipam.alloc``/
     ``vlan.alloc`` allocations named like the Interface out."""
@@ -366,13 +368,13 @@ class Nephio202305:
         return out
 
     def interface_type(self, name: str) -> str:
-        return r1_condition_type(INTERFACE_API_VERSION, INTERFACE_KIND, name)
+        return condition_type(INTERFACE_API_VERSION, INTERFACE_KIND, name)
 
     def nad_type(self, owner: KubeObject) -> str:
-        return r1_condition_type(NAD_API_VERSION, NAD_KIND, owner.name)
+        return condition_type(NAD_API_VERSION, NAD_KIND, owner.name)
 
     def child_type(self, child: KubeObject) -> str:
-        return r1_condition_type(child.api_version, child.kind, child.name)
+        return condition_type(child.api_version, child.kind, child.name)
 
     def condition_order(self, kind: str) -> int:
         return {"IPAllocation": 0, "VLANAllocation": 1}.get(kind, 2)
@@ -409,11 +411,9 @@ class Nephio202305:
         return type_.startswith(self.interface_type("")) or self.is_nad_condition(type_)
 
     def is_nad_condition(self, type_: str) -> bool:
-        return type_.startswith(r1_condition_type(NAD_API_VERSION, NAD_KIND, ""))
+        return type_.startswith(condition_type(NAD_API_VERSION, NAD_KIND, ""))
 
 
-FOR_ANNOTATION = "specializer.nephio.org/for"
-VLAN_CLAIM_NAME_ANNOTATION = "specializer.nephio.org/vlanClaimName"
 NEPHIO_ORDER = {"IPClaim": 0, NAD_KIND: 1, "VLANClaim": 2}
 FAILURE_PREFIXES = ("stage1: ", "spec invalid: ")  # the failure messages of Nephio's sdk
 
@@ -509,7 +509,7 @@ class Nephio(Nephio202305):
         return out
 
     def nad_type(self, owner: KubeObject) -> str:
-        return r1_condition_type(NAD_API_VERSION, NAD_KIND, claim_prefix(owner))
+        return condition_type(NAD_API_VERSION, NAD_KIND, claim_prefix(owner))
 
     def condition_order(self, kind: str) -> int:
         return NEPHIO_ORDER.get(kind, len(NEPHIO_ORDER))

@@ -33,15 +33,3 @@ def child_name(owner: str, tag: str, digest: str) -> str:
     suffix = f"-{tag}-{digest}"
     prefix = owner[: MAX_NAME - len(suffix)].rstrip("-.")
     return f"{prefix}{suffix}"
-
-
-def design_condition_type(api_version: str, kind: str, name: str) -> str:
-    """``<group>-<version>-<kind>-<name>``, lower-cased, dots replaced by dashes."""
-    group, _, version = api_version.rpartition("/")
-    parts = [p for p in (group, version, kind, name) if p]
-    return "-".join(parts).lower().replace(".", "-")
-
-
-def r1_condition_type(api_version: str, kind: str, name: str) -> str:
-    """``<group>/<version>.<Kind>.<name>`` (Nephio R1)."""
-    return f"{api_version}.{kind}.{name}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from krmfn.nephio import NAD_API_VERSION, NAD_KIND, OWNER_ANNOTATION, condition_type
 from krmlib import (
     Condition,
     Conditions,
@@ -17,7 +18,7 @@ from krmlib.children import ChildChange, ChildSync
 
 from .config import Config
 from .dialect_choice import choose
-from .dialects import NAD_API_VERSION, NAD_KIND, OWNER_ANNOTATION, Dialect, Outcome
+from .dialects import Dialect, Outcome
 from .inputs import (
     INTERFACE_API_VERSION,
     INTERFACE_KIND,
@@ -27,7 +28,6 @@ from .inputs import (
     find_cluster,
     read_interface,
 )
-from .naming import r1_condition_type
 
 PENDING = ("create", "update", "delete", "pending-delete")
 CHANGES = ("create", "update", "delete")
@@ -447,7 +447,7 @@ def retire_nad(
     if not dialect.deletion.is_marked(nad):
         dialect.deletion.mark(nad)
         rl.results.info(f"marked for deletion: {why}", nad)
-    type_ = r1_condition_type(NAD_API_VERSION, NAD_KIND, nad.name)
+    type_ = condition_type(NAD_API_VERSION, NAD_KIND, nad.name)
     conditions.set(Condition(type_, "False", dialect.reason(owner), dialect.deleted(nad, why)))
 
 
@@ -471,7 +471,7 @@ def forget_gone_interfaces(
             continue
         for nad in owned:
             retire_nad(rl, dialect, conditions, nad, owner, f"its Interface {owner} is gone")
-            retired.add(r1_condition_type(NAD_API_VERSION, NAD_KIND, nad.name))
+            retired.add(condition_type(NAD_API_VERSION, NAD_KIND, nad.name))
     # The Interface conditions, less those of the Interfaces present (a dict of the types
     # held already, not a set of thousands of new strings: memory).
     gone = dict.fromkeys(t for t in conditions.types() if dialect.is_interface_condition(t))

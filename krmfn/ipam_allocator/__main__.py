@@ -1,10 +1,5 @@
 """The console script krmfn-ipam-allocator (the function is declared in krmfn.registry)."""
 
-import sys
-
 from krmfn.registry import entry_point
 
-main = entry_point(__package__ or "krmfn.ipam_allocator")
-
-if __name__ == "__main__":
-    sys.exit(main())
+main = entry_point(__package__ or "krmfn.ipam_allocator", __name__)

@@ -47,7 +47,7 @@ def process(rl: ResourceList, config: Config) -> None:
     if not len(rl.items):
         rl.results.info("no resources present in the resourcelist")
         return
-    kptfile = rl.items.kptfile
+    kptfile = rl.package().kptfile
     if kptfile is None:
         rl.results.error(MISSING_KPTFILE)
         return

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from krmfn.registry import command_options, lock_wait_note
 from krmlib import (
     Conditions,
     KrmError,
@@ -34,9 +35,11 @@ from krmlib import (
     read_documents,
     read_file_text,
     read_objects,
+    read_tree_bytes,
     remove_leftovers,
     run_program,
     tree_lock,
+    walk_tree,
     write_file,
 )
 
@@ -329,12 +332,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _files(folder: Path) -> dict[str, bytes]:
+    """The files of the tree by relative path, under krmlib's tree rules (no links, no hidden
+    entries: ``.git`` among them)."""
     out: dict[str, bytes] = {}
-    for current, dirs, files in os.walk(folder):
-        dirs[:] = [d for d in dirs if d != ".git"]
+    for current, _dirs, files in walk_tree(folder):
         for name in files:
-            path = Path(current) / name
-            out[path.relative_to(folder).as_posix()] = path.read_bytes()
+            path = current / name
+            out[path.relative_to(folder).as_posix()] = read_tree_bytes(path)
     return out
 
 
@@ -376,16 +380,9 @@ def check(
 
 
 def main(argv: list[str]) -> int:
-    args = list(argv)
-    if args and args[0] == "specialize":
-        args = args[1:]
-    try:
-        opts = _parser().parse_args(args)
-    except SystemExit:
-        return 2
-    if opts.help or not opts.root:
-        (sys.stdout if opts.help else sys.stderr).write(USAGE)
-        return 0 if opts.help else 2
+    opts = command_options("specialize", _parser(), argv, USAGE)
+    if isinstance(opts, int):
+        return opts
     if opts.max_passes < 1:
         sys.stderr.write("krmfn specialize: --max-passes must be at least 1\n")
         return 2
@@ -403,10 +400,7 @@ def main(argv: list[str]) -> int:
             return 2
 
     def waiting() -> None:
-        sys.stderr.write(
-            f"krmfn specialize: another krmfn command is writing {root}; waiting for it "
-            "(--no-wait refuses instead)\n"
-        )
+        sys.stderr.write(lock_wait_note("specialize", root) + "\n")
 
     started = time.process_time()
     other: list[str] = []

@@ -100,15 +100,16 @@ def create(template: str | Path, out_dir: Path, options: CreateOptions) -> None:
 def _partial_copy(out_dir: Path, template_dir: Path) -> bool:
     """``out_dir`` holds nothing but byte-identical copies of some of the template's files:
     what an older version's ``create`` killed mid-copy left (nothing in it is anyone's work),
-    made again whole."""
-    import os
-
-    for current, _dirs, files in os.walk(out_dir, followlinks=False):
-        for name in files:
-            rel = os.path.relpath(os.path.join(current, name), out_dir)
-            mine = template_dir / rel
-            if not mine.is_file() or mine.read_bytes() != Path(current, name).read_bytes():
-                return False
+    made again whole. Read by the copying walker (:func:`template_files`): a link or a special
+    file in it is no copy of ours."""
+    try:
+        found = template_files(out_dir)
+    except KrmError:
+        return False
+    for rel, data in found.items():
+        mine = template_dir / rel
+        if not mine.is_file() or mine.read_bytes() != data:
+            return False
     return True
 
 

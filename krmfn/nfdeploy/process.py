@@ -18,15 +18,17 @@ import ipaddress
 from typing import Any
 
 from krmfn.nephio import (
-    INFRA_API_VERSION,
     INTERFACE_API_VERSION,
     INTERFACE_KIND,
-    WORKLOAD_CLUSTER_KIND,
-    WorkloadCluster,
-    read_workload_cluster,
 )
-from krmfn.specializer import SpecializeError, Specializer
-from krmlib import KrmError, KubeObject, ResourceList
+from krmfn.specializer import (
+    MISSING_CLUSTER,
+    WORKLOAD_CLUSTER,
+    ClusterWatch,
+    SpecializeError,
+    Specializer,
+)
+from krmlib import KubeObject, ResourceList
 
 from .config import Config
 from .quantity import QuantityError, canonical
@@ -36,9 +38,6 @@ CAPACITY = (INTERFACE_API_VERSION, "Capacity")
 INTERFACE = (INTERFACE_API_VERSION, INTERFACE_KIND)
 DATA_NETWORK = (INTERFACE_API_VERSION, "DataNetwork")
 DEPENDENCY = (INTERFACE_API_VERSION, "Dependency")
-WORKLOAD_CLUSTER = (INFRA_API_VERSION, WORKLOAD_CLUSTER_KIND)
-MISSING_CLUSTER = "workload cluster is missing from the kpt package"
-MULTIPLE_CLUSTERS = "multiple WorkloadCluster objects found in the kpt package"
 
 # nephio-project/api nf_requirements/v1alpha1/interface_interfaces.go
 ATTACHMENT_TYPES = ("none", "vlan")
@@ -50,14 +49,14 @@ def process(rl: ResourceList, config: Config) -> None:
     NfDeploy(rl).run()
 
 
-class NfDeploy:
+class NfDeploy(ClusterWatch):
     """One run: the WorkloadCluster the watch saw, and the two callbacks."""
 
-    __slots__ = ("cluster", "rl")
+    __slots__ = ("rl",)
 
     def __init__(self, rl: ResourceList) -> None:
+        super().__init__()
         self.rl = rl
-        self.cluster: WorkloadCluster | None = None
 
     def run(self) -> None:
         Specializer(
@@ -74,14 +73,6 @@ class NfDeploy:
             update=self.update,
             root=True,
         ).run()
-
-    def watch_cluster(self, obj: KubeObject) -> None:
-        if self.cluster is not None:
-            raise SpecializeError(MULTIPLE_CLUSTERS, obj)
-        try:
-            self.cluster = read_workload_cluster(obj)
-        except KrmError as exc:
-            raise SpecializeError(exc.message, obj, exc.field) from None
 
     def populate(self, nf: KubeObject) -> list[KubeObject]:
         """No object: the children are the blueprint's, only their conditions are managed."""

@@ -25,6 +25,7 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from krmfn.registry import command_options, lock_wait_note
 from krmfn.tko import (
     PREPARED,
     TOPOLOGY,
@@ -55,6 +56,7 @@ from krmlib import (
     text_of,
     tree_lock,
     unfinished_folders,
+    walk_tree,
 )
 
 from .catalog import cached_catalogs, load_catalog
@@ -445,16 +447,17 @@ def shard_lock(
 
 
 def fingerprint(folder: Path) -> tuple[tuple[str, int, int], ...]:
-    """The package's files (subpackages included) by name, size and modification time."""
+    """The package's files (subpackages included) by name, size and modification time, under
+    krmlib's tree rules (``walk_tree``: no links, no hidden entries; a folder that cannot be
+    listed is left to the next read, which names it)."""
     found = []
-    for current, dirs, files in os.walk(folder):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
+    for current, _dirs, files in walk_tree(folder, unlistable=[]):
         for name in files:
             try:
-                info = os.lstat(os.path.join(current, name))
+                info = os.lstat(current / name)
             except OSError:
                 continue
-            found.append((os.path.join(current, name), info.st_size, info.st_mtime_ns))
+            found.append((os.fspath(current / name), info.st_size, info.st_mtime_ns))
     return tuple(sorted(found))
 
 
@@ -775,16 +778,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str]) -> int:
-    args = list(argv)
-    if args and args[0] == "prepare-all":
-        args = args[1:]
-    try:
-        opts = _parser().parse_args(args)
-    except SystemExit:
-        return 2
-    if opts.help or not opts.root:
-        (sys.stdout if opts.help else sys.stderr).write(USAGE)
-        return 0 if opts.help else 2
+    opts = command_options("prepare-all", _parser(), argv, USAGE)
+    if isinstance(opts, int):
+        return opts
     problem = _usage_problem(opts)
     if problem:
         sys.stderr.write(f"krmfn prepare-all: {problem}\n")
@@ -796,10 +792,7 @@ def main(argv: list[str]) -> int:
     allowed = [root] if given is None else [root, given]
 
     def waiting() -> None:
-        _tell(
-            f"krmfn prepare-all: another krmfn command is writing {root}; waiting for it "
-            "(--no-wait refuses instead)"
-        )
+        _tell(lock_wait_note("prepare-all", root))
 
     lock = {"exclusive": not opts.check, "wait": not opts.no_wait, "lock": not opts.no_lock}
     half_made: list[str] = []

@@ -1,10 +1,5 @@
 """The console script krmfn-topology-to-pvs (the function is declared in krmfn.registry)."""
 
-import sys
-
 from krmfn.registry import entry_point
 
-main = entry_point(__package__ or "krmfn.topology_to_pvs")
-
-if __name__ == "__main__":
-    sys.exit(main())
+main = entry_point(__package__ or "krmfn.topology_to_pvs", __name__)
