@@ -173,8 +173,12 @@ _META_ODD = {
 # closed on its line: it goes on over the next lines, which then are no keys, whatever their
 # indent (libyaml reads a quoted scalar's next line at its key's indent). One at column 0 (a
 # quoted top-level key, a JSON document) counts as open too (:func:`open_scalar`).
+# Each quoted form is written as an unrolled loop (a run of plain characters, then an escape or
+# a doubled quote and another run): ``(?:a|b)*`` keeps one backtracking entry per character, and
+# a 100 MB quoted scalar took 12 GB (tests/test_scan_bounds.py).
 OPEN_SCALAR = re.compile(
-    r""" (?:"(?:[^"\\\n]|\\[^\n])*\\?\n|'(?:[^'\n]|'')*\n|[\[{][^\n]*(?<![\]}])\n)"""
+    r""" (?:"[^"\\\n]*(?:\\[^\n][^"\\\n]*)*\\?\n"""
+    r"""|'[^'\n]*(?:''[^'\n]*)*\n|[\[{][^\n]*(?<![\]}])\n)"""
 )
 _COLUMN_0_OPEN = ("'", '"', "[", "{")
 _LAST_OPEN: list[tuple[str, bool]] = [("", False)]  # the last text asked about, and its answer
