@@ -34,6 +34,21 @@ if TYPE_CHECKING:
         write_file,
     )
     from ._background import fork_safe
+    from ._config.config import (
+        API_VERSION,
+        FunctionConfig,
+        did_you_mean,
+        parse_config,
+        parse_config_value,
+    )
+    from ._config.records import (
+        Field,
+        Record,
+        RecordError,
+        ValidationInfo,
+        field_validator,
+        model_validator,
+    )
     from ._gate import log as log
     from ._hashes import sha1_hex, sha256_digest, sha256_hex
     from .collection import (
@@ -45,7 +60,6 @@ if TYPE_CHECKING:
         is_kptfile,
         is_local_config,
     )
-    from .config import API_VERSION, FunctionConfig, parse_config, parse_config_value
     from .errors import ConfigError, FieldTypeError, InputError, KrmError, internal_error
     from .kptfile import (
         Condition,
@@ -55,7 +69,6 @@ if TYPE_CHECKING:
         get_readiness_gates,
         remove_readiness_gate,
     )
-    from .models import did_you_mean
     from .names import (
         LABEL_NAMED_KINDS,
         cap_label,
@@ -113,14 +126,6 @@ if TYPE_CHECKING:
     from .resourcelist import FunctionPackage, ResourceList
     from .results import Result, Results, Severity
     from .runner import read_files, run, run_resource_list, run_text
-    from .schema import (
-        Field,
-        Record,
-        RecordError,
-        ValidationInfo,
-        field_validator,
-        model_validator,
-    )
     from .subobject import SubObject
     from .written import scalar_text, text_of
 
@@ -143,10 +148,10 @@ _WHERE = {
     "is_kptfile": "collection",
     "is_local_config": "collection",
     "log": "_gate",
-    "API_VERSION": "config",
-    "FunctionConfig": "config",
-    "parse_config": "config",
-    "parse_config_value": "config",
+    "API_VERSION": "_config.config",
+    "FunctionConfig": "_config.config",
+    "parse_config": "_config.config",
+    "parse_config_value": "_config.config",
     "ConfigError": "errors",
     "FieldTypeError": "errors",
     "InputError": "errors",
@@ -158,7 +163,7 @@ _WHERE = {
     "get_conditions": "kptfile",
     "get_readiness_gates": "kptfile",
     "remove_readiness_gate": "kptfile",
-    "did_you_mean": "models",
+    "did_you_mean": "_config.config",
     "LABEL_NAMED_KINDS": "names",
     "cap_label": "names",
     "check_names": "names",
@@ -224,12 +229,12 @@ _WHERE = {
     "run_text": "runner",
     "scalar_text": "written",
     "text_of": "written",
-    "Field": "schema",
-    "Record": "schema",
-    "RecordError": "schema",
-    "ValidationInfo": "schema",
-    "field_validator": "schema",
-    "model_validator": "schema",
+    "Field": "_config.records",
+    "Record": "_config.records",
+    "RecordError": "_config.records",
+    "ValidationInfo": "_config.records",
+    "field_validator": "_config.records",
+    "model_validator": "_config.records",
 }
 
 __all__ = [

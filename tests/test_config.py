@@ -10,7 +10,7 @@ import pytest
 
 from krmfn.registry import FUNCTIONS, Function
 from krmlib import ConfigError, FunctionConfig, KubeObject, parse_config
-from krmlib.models import field_annotation
+from krmlib._config.config import field_annotation
 
 
 def _configmap(data: dict[str, str]) -> KubeObject:

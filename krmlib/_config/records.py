@@ -19,7 +19,7 @@ A validator raises ``ValueError`` to reject (``Value error, <message>``).
 Each class is read once, on first use: its fields, and each annotation as a shape (a tuple) that
 one walker, :func:`_check`, follows for every value. A failure raises :class:`RecordError`, whose
 ``errors()`` has pydantic's shape (``type``, ``loc``, ``msg``, ``input``, ``ctx``):
-:func:`krmlib.models.validation_errors` reads both.
+:func:`krmlib._config.config.validation_errors` reads both.
 
 Why not pydantic: importing it costs about 100 ms, more than a function's whole start-up budget
 (issue 17.3). pydantic stays for :meth:`KubeObject.as_model` only.
@@ -420,8 +420,7 @@ def _shape(annotation: Any) -> Shape:
         return ("sequence", origin, _shape(args[0]))
     if origin in (Union, types.UnionType):
         members = [m for m in args if m is not type(None)]
-        tagged = tuple((_tag(m), _shape(m)) for m in members)
-        return ("union", len(members) < len(args), tagged)
+        return ("union", len(members) < len(args), tuple(_shape(m) for m in members))
     raise TypeError(f"krmlib records do not support the annotation {annotation!r}")
 
 
@@ -464,10 +463,10 @@ def _check(shape: Shape, value: Any, loc: Loc, errors: list[ErrorDict]) -> Any:
     if value is None and nullable:
         return None
     if len(members) == 1:  # X | None: X's errors at the field itself
-        return _check(members[0][1], value, loc, errors)
-    for tag, member in members:
+        return _check(members[0], value, loc, errors)
+    for member in members:  # each member's errors at the field (not pydantic's type tags)
         attempt: list[ErrorDict] = []
-        result = _check(member, value, (*loc, tag), attempt)
+        result = _check(member, value, loc, attempt)
         if not attempt:
             del errors[before:]
             return result
@@ -477,18 +476,6 @@ def _check(shape: Shape, value: Any, loc: Loc, errors: list[ErrorDict]) -> Any:
 
 def _key_loc(key: Any) -> str | int:
     return key if isinstance(key, str) else int(key) if isinstance(key, int) else str(key)
-
-
-def _tag(annotation: Any) -> str:
-    """The name of a union member in an error's location (as pydantic writes it)."""
-    origin, args = get_origin(annotation), get_args(annotation)
-    if annotation is Any or origin is None:
-        return "any" if annotation is Any else str(annotation.__name__)
-    if origin is Literal:
-        return f"literal[{','.join(repr(a) for a in args)}]"
-    if origin is tuple:
-        return f"tuple[{_tag(args[0])}, ...]"
-    return f"{getattr(origin, '__name__', origin)}[{','.join(_tag(a) for a in args)}]"
 
 
 def _record(cls: type[Record], value: Any, loc: Loc, errors: list[ErrorDict]) -> Any:

@@ -5,22 +5,27 @@ Both forms are strict alike: an unknown field (``spec.x``) or key (``data.x``) i
 came from, so a function names a field the way the user wrote it
 (:meth:`FunctionConfig.field_path`).
 
-A config is a :class:`krmlib.schema.Record`, validated by krmlib: no pydantic at start-up.
+A config is a :class:`krmlib.Record` (:mod:`.records`), validated by krmlib: no pydantic at
+start-up.
 """
 
 from __future__ import annotations
 
 import re
+import types
 import typing
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, get_origin
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin
 
-from .errors import ConfigError
-from .models import did_you_mean, field_annotation, validation_errors
-from .schema import Record, RecordError
+from krmlib.errors import ConfigError
+from krmlib.paths import format_path
+
+from .records import Record, RecordError
 
 if TYPE_CHECKING:
-    from .object import KubeObject
+    from pydantic import ValidationError
+
+    from krmlib.object import KubeObject
 
 API_VERSION = "krmfn.dev/v1alpha1"
 C = TypeVar("C", bound="FunctionConfig")
@@ -43,7 +48,7 @@ class FunctionConfig(Record):
     without ``KIND`` only the ConfigMap form is accepted.
     ``CONFIGMAP_KEYS`` maps a ConfigMap key to a dotted field path for nested fields; a list field
     takes a comma-separated string, a map field ``a=b,c=d``. Subclasses set ``KIND`` and declare
-    their fields (:mod:`krmlib.schema`); defaults are validated like given values. A
+    their fields (:mod:`krmlib._config.records`); defaults are validated like given values. A
     snake_case field takes its KRM camelCase name (``init_containers: list[str]`` reads
     ``spec.initContainers``; ``CAMEL_CASE = False`` turns it off; a nested :class:`Record` sets
     ``CAMEL_CASE = True`` itself), and errors name it that way.
@@ -222,4 +227,85 @@ def parse_config_value(model: type[C], value: Mapping[str, Any]) -> C:
     return _validate(model, dict(value), None, None, "")
 
 
-__all__ = ["API_VERSION", "FunctionConfig", "did_you_mean", "parse_config", "parse_config_value"]
+# --- failures as the user reads them: field paths, did-you-mean -----------------------------
+
+
+def validation_errors(
+    exc: ValidationError | RecordError, prefix: str = "", *, model: type[Any] | None = None
+) -> list[tuple[str, str]]:
+    """Every failure as (field path, message): the one reading of a ValidationError of
+    pydantic or a RecordError of krmlib.
+
+    With ``model``, an unknown field or enum value gets a "did you mean" suggestion.
+    """
+    out = []
+    for err in exc.errors():
+        loc = [k if isinstance(k, int) else str(k) for k in err["loc"]]
+        field = ".".join(p for p in (prefix, format_path(loc)) if p)
+        message = str(err["msg"])
+        if err["type"] == "extra_forbidden":
+            siblings = _field_names(model, loc[:-1]) if model is not None else []
+            message = "unknown field" + did_you_mean(str(loc[-1]), siblings)
+        elif err["type"] == "missing":
+            message = "required field is missing"
+        elif err["type"] == "literal_error" and model is not None:
+            expected = str((err.get("ctx") or {}).get("expected", ""))
+            message += did_you_mean(str(err.get("input")), re.findall(r"'([^']*)'", expected))
+        out.append((field, message))
+    return out
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'mode'?)`` for the closest choice, or nothing."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def field_annotation(model: type[Any], parts: Sequence[str]) -> Any:
+    """The type of the field at ``parts`` (names or aliases) of a record or pydantic model
+    (anything with ``model_fields``); Optional unwrapped; None when there is no such field."""
+    current: Any = model
+    annotation: Any = None
+    for part in parts:
+        fields = getattr(current, "model_fields", None)
+        if not isinstance(current, type) or fields is None:
+            return None
+        info = next((i for n, i in fields.items() if part in (i.alias or n, n)), None)
+        if info is None:
+            return None
+        annotation = _unwrap_optional(info.annotation)
+        current = annotation
+    return annotation
+
+
+def _unwrap_optional(annotation: Any) -> Any:
+    if get_origin(annotation) in (Union, types.UnionType):
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0]
+    return annotation
+
+
+def _field_names(model: type[Any], loc: Sequence[Any]) -> list[str]:
+    """The field names (by alias) of the model at ``loc`` (list indexes skipped)."""
+    parts = [str(k) for k in loc if not isinstance(k, int)]
+    target: Any = field_annotation(model, parts) if parts else model
+    while get_origin(target) in (list, tuple, typing.Sequence):
+        target = get_args(target)[0]
+    fields = getattr(target, "model_fields", None)
+    if not isinstance(target, type) or fields is None:
+        return []
+    return [info.alias or name for name, info in fields.items()]
+
+
+__all__ = [
+    "API_VERSION",
+    "FunctionConfig",
+    "did_you_mean",
+    "field_annotation",
+    "parse_config",
+    "parse_config_value",
+    "validation_errors",
+]
