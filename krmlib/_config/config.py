@@ -80,8 +80,7 @@ class FunctionConfig(Record):
     def configmap_keys(cls) -> dict[str, str]:
         """ConfigMap key → dotted field path (by alias)."""
         keys = {
-            _kebab(info.alias or name): info.alias or name
-            for name, info in cls.model_fields.items()
+            _kebab(info.alias or name): info.alias or name for name, info in _fields(cls).items()
         }
         keys.update(cls.CONFIGMAP_KEYS)
         for key in cls.CONFIGMAP_REFUSED:
@@ -130,9 +129,10 @@ class FunctionConfig(Record):
             given[path] = key
             parts = path.split(".")
             text = "" if value is None else str(value)
-            if _is_list_field(cls, parts):
+            shape = get_origin(field_annotation(cls, parts))
+            if shape in (list, tuple, typing.Sequence):
                 parsed: Any = [part.strip() for part in text.split(",") if part.strip()]
-            elif _is_map_field(cls, parts):
+            elif shape in (dict, typing.Mapping):
                 parsed = _parse_pairs(text)
             else:
                 parsed = text
@@ -153,12 +153,11 @@ def _kebab(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "-", name).replace("_", "-").lower()
 
 
-def _is_list_field(model: type[Record], parts: list[str]) -> bool:
-    return get_origin(field_annotation(model, parts)) in (list, tuple, typing.Sequence)
-
-
-def _is_map_field(model: type[Record], parts: list[str]) -> bool:
-    return get_origin(field_annotation(model, parts)) in (dict, typing.Mapping)
+def _fields(model: Any) -> Any:
+    """``model.model_fields`` (None when it has none), read from a record class as krmlib read it
+    on first use without leaving the layer's parse module (one entry per parse)."""
+    schema = model.__dict__.get("__krm_schema__") if isinstance(model, type) else None
+    return schema.fields if schema is not None else getattr(model, "model_fields", None)
 
 
 def _parse_pairs(text: str) -> dict[str, str]:
@@ -239,7 +238,8 @@ def validation_errors(
     With ``model``, an unknown field or enum value gets a "did you mean" suggestion.
     """
     out = []
-    for err in exc.errors():
+    # a RecordError's list read in place: the parse stays in this module (one entry per parse)
+    for err in exc._errors if isinstance(exc, RecordError) else exc.errors():
         loc = [k if isinstance(k, int) else str(k) for k in err["loc"]]
         field = ".".join(p for p in (prefix, format_path(loc)) if p)
         message = str(err["msg"])
@@ -269,7 +269,7 @@ def field_annotation(model: type[Any], parts: Sequence[str]) -> Any:
     current: Any = model
     annotation: Any = None
     for part in parts:
-        fields = getattr(current, "model_fields", None)
+        fields = _fields(current)
         if not isinstance(current, type) or fields is None:
             return None
         info = next((i for n, i in fields.items() if part in (i.alias or n, n)), None)
@@ -294,7 +294,7 @@ def _field_names(model: type[Any], loc: Sequence[Any]) -> list[str]:
     target: Any = field_annotation(model, parts) if parts else model
     while get_origin(target) in (list, tuple, typing.Sequence):
         target = get_args(target)[0]
-    fields = getattr(target, "model_fields", None)
+    fields = _fields(target)
     if not isinstance(target, type) or fields is None:
         return []
     return [info.alias or name for name, info in fields.items()]
