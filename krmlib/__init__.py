@@ -34,21 +34,15 @@ if TYPE_CHECKING:
         write_file,
     )
     from ._background import fork_safe
-    from ._config.config import (
+    from ._config.parse import (
         API_VERSION,
-        FunctionConfig,
+        RecordError,
+        ValidationInfo,
         did_you_mean,
         parse_config,
         parse_config_value,
     )
-    from ._config.records import (
-        Field,
-        Record,
-        RecordError,
-        ValidationInfo,
-        field_validator,
-        model_validator,
-    )
+    from ._config.records import Field, FunctionConfig, Record, field_validator, model_validator
     from ._gate import log as log
     from ._hashes import sha1_hex, sha256_digest, sha256_hex
     from .collection import (
@@ -148,10 +142,10 @@ _WHERE = {
     "is_kptfile": "collection",
     "is_local_config": "collection",
     "log": "_gate",
-    "API_VERSION": "_config.config",
-    "FunctionConfig": "_config.config",
-    "parse_config": "_config.config",
-    "parse_config_value": "_config.config",
+    "API_VERSION": "_config.parse",
+    "FunctionConfig": "_config.records",
+    "parse_config": "_config.parse",
+    "parse_config_value": "_config.parse",
     "ConfigError": "errors",
     "FieldTypeError": "errors",
     "InputError": "errors",
@@ -163,7 +157,7 @@ _WHERE = {
     "get_conditions": "kptfile",
     "get_readiness_gates": "kptfile",
     "remove_readiness_gate": "kptfile",
-    "did_you_mean": "_config.config",
+    "did_you_mean": "_config.parse",
     "LABEL_NAMED_KINDS": "names",
     "cap_label": "names",
     "check_names": "names",
@@ -231,8 +225,8 @@ _WHERE = {
     "text_of": "written",
     "Field": "_config.records",
     "Record": "_config.records",
-    "RecordError": "_config.records",
-    "ValidationInfo": "_config.records",
+    "RecordError": "_config.parse",
+    "ValidationInfo": "_config.parse",
     "field_validator": "_config.records",
     "model_validator": "_config.records",
 }

@@ -20,7 +20,7 @@ from krmlib import (
     model_validator,
     parse_config,
 )
-from krmlib._config.config import field_annotation, validation_errors
+from krmlib._config.parse import field_annotation, validation_errors
 
 
 class Port(Record):

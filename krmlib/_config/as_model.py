@@ -2,7 +2,7 @@
 
 A model there is a krmlib :class:`~krmlib.Record` or a pydantic model; pydantic's
 ``ValidationError`` has the shape of :class:`~krmlib.RecordError`, so the config layer's one
-reading of failures (:func:`krmlib._config.config.validation_errors`) reads both. pydantic is
+reading of failures (:func:`krmlib._config.parse.validation_errors`) reads both. pydantic is
 imported only to validate a pydantic model; a config parse never enters this module.
 """
 
@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from krmlib.errors import KrmError
 
-from .config import validation_errors
-from .records import Record, RecordError
+from .parse import RecordError, validation_errors
+from .records import Record
 
 if TYPE_CHECKING:
     from pydantic import ValidationError

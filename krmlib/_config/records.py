@@ -1,4 +1,5 @@
-"""Records: frozen, declarative, validated by krmlib (the config layer, without pydantic).
+"""Records and configs as declared: :class:`Record`, :class:`FunctionConfig`, :func:`Field`,
+the validators' decorators, and each class read once, on first use (the layer without pydantic).
 
 A :class:`Record` declares its fields as class annotations with defaults, like a dataclass; a
 default may be a :func:`Field` with an ``alias`` (the name users write: ``apiVersion``), a
@@ -12,14 +13,16 @@ what a YAML config holds (bytes, from ``!!binary``, read as text).
 
 Unknown fields are errors; defaults are validated like given values. ``@field_validator(name)``
 checks a field after its type (``mode="before"``: the raw value, before it); with a third
-parameter it gets a :class:`ValidationInfo` whose ``data`` holds the fields validated so far.
+parameter it gets a :class:`~krmlib.ValidationInfo` whose ``data`` holds the fields validated
+so far.
 ``@model_validator(mode="before")`` rewrites the raw input, ``mode="after"`` checks the record.
 A validator raises ``ValueError`` to reject (``Value error, <message>``).
 
 Each class is read once, on first use: its fields, and each annotation as a shape (a tuple) that
-one walker, :func:`_check`, follows for every value. A failure raises :class:`RecordError`, whose
-``errors()`` has pydantic's shape (``type``, ``loc``, ``msg``, ``input``, ``ctx``):
-:func:`krmlib._config.config.validation_errors` reads both.
+one walker, :func:`krmlib._config.parse._check`, follows for every value (the walker, the
+scalar rules and :class:`~krmlib.RecordError` live in :mod:`.parse`, so that a config's parse
+runs in one module). A failure raises :class:`~krmlib.RecordError`, whose ``errors()`` has
+pydantic's shape (``type``, ``loc``, ``msg``, ``input``, ``ctx``).
 
 Why not pydantic: importing it costs about 100 ms, more than a function's whole start-up budget
 (issue 17.3). pydantic stays for :meth:`KubeObject.as_model` only.
@@ -27,31 +30,21 @@ Why not pydantic: importing it costs about 100 ms, more than a function's whole 
 
 from __future__ import annotations
 
-import math
-import operator
-import re
 import types
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin
+
+from . import parse as _parse
+from .parse import API_VERSION, MISSING, Form
+
+if TYPE_CHECKING:
+    from krmlib.object import KubeObject
 
 T = TypeVar("T")
 R = TypeVar("R", bound="Record")
-Loc = tuple[str | int, ...]
-ErrorDict = dict[str, Any]
+C = TypeVar("C", bound="FunctionConfig")
 Shape = tuple[Any, ...]  # an annotation as the validator reads it (_shape)
-
-
-class _Sentinel:
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return self.name
-
-
-MISSING: Any = _Sentinel("MISSING")
-_BAD: Any = _Sentinel("invalid")  # what a failed check returns, once its error is recorded
 
 
 class FieldInfo:
@@ -107,30 +100,6 @@ def Field(
         ge=ge,
         le=le,
     )
-
-
-class ValidationInfo:
-    """What a field validator with a third parameter gets: ``data``, the fields validated so far
-    (by name; a field that failed is absent)."""
-
-    def __init__(self, data: Mapping[str, Any]) -> None:
-        self.data = data
-
-
-class RecordError(ValueError):
-    """A record failed validation; ``errors()`` lists every failure in pydantic's shape."""
-
-    def __init__(self, model: type[Record], errors: list[ErrorDict]) -> None:
-        self.model = model
-        self._errors = errors
-        lines = [
-            f"{'.'.join(str(k) for k in e['loc']) or model.__name__}: {e['msg']}" for e in errors
-        ]
-        super().__init__(f"{len(errors)} error(s) validating {model.__name__}: " + "; ".join(lines))
-
-    def errors(self) -> list[ErrorDict]:
-        """Each failure as a dict: ``loc`` (the path of keys), ``msg``, ``type``, ``input``."""
-        return list(self._errors)
 
 
 class _Hook:
@@ -193,6 +162,10 @@ def camel_case(name: str) -> str:
 
 
 class _RecordMeta(type):
+    def _krm_schema(cls) -> _Schema:
+        """The class as read on first use (how the walker, in :mod:`.parse`, reads it)."""
+        return _schema(cls)
+
     @property
     def model_fields(cls) -> dict[str, FieldInfo]:
         """Field name → :class:`FieldInfo` (``alias``, ``annotation``, ``default``), in order."""
@@ -227,12 +200,7 @@ class Record(metaclass=_RecordMeta):
     @classmethod
     def model_validate(cls: type[R], data: Any) -> R:
         """The record from plain data (fields by name or alias); RecordError lists failures."""
-        errors: list[ErrorDict] = []
-        value = _record(cls, data, (), errors)
-        if errors:
-            raise RecordError(cls, errors)
-        assert isinstance(value, cls)
-        return value
+        return _parse.validated(cls, data)
 
     def model_copy(self: R, *, update: Mapping[str, Any] | None = None) -> R:
         """A copy with some fields (by name) replaced, not validated (as pydantic's)."""
@@ -265,149 +233,59 @@ class Record(metaclass=_RecordMeta):
         raise AttributeError(f"{type(self).__name__} is frozen: cannot delete {name!r}")
 
 
-# --- validation: one walker over the annotation, with pydantic's lax rules and messages ----------
+class FunctionConfig(Record):
+    """Base of every function's config (krmlib/README.md, "Config", says it for users).
 
-_MESSAGES = {
-    "missing": "Field required",
-    "extra_forbidden": "Extra inputs are not permitted",
-    "invalid_key": "Keys should be strings",
-    "string_type": "Input should be a valid string",
-    "int_type": "Input should be a valid integer",
-    "int_parsing": "Input should be a valid integer, unable to parse string as an integer",
-    "int_from_float": "Input should be a valid integer, got a number with a fractional part",
-    "int_parsing_size": "Unable to parse input string as an integer, exceeded maximum size",
-    "finite_number": "Input should be a finite number",
-    "float_type": "Input should be a valid number",
-    "float_parsing": "Input should be a valid number, unable to parse string as a number",
-    "bool_type": "Input should be a valid boolean",
-    "bool_parsing": "Input should be a valid boolean, unable to interpret input",
-    "list_type": "Input should be a valid list",
-    "tuple_type": "Input should be a valid tuple",
-    "dict_type": "Input should be a valid dictionary",
-}
+    The typed form is ``<API_VERSION> <KIND>`` with the fields under ``spec`` (without ``KIND``
+    only the ConfigMap form is accepted); the ConfigMap form has one kebab-case ``data`` key per
+    field (``parent-kind``), ``CONFIGMAP_KEYS`` maps a key to a dotted path of a nested field, a
+    list field takes ``a,b``, a map field ``a=b,c=d``. A snake_case field is read and named by
+    its camelCase name (``CAMEL_CASE``); defaults are validated like given values.
+    """
 
+    API_VERSION: ClassVar[str] = API_VERSION
+    KIND: ClassVar[str] = ""
+    CAMEL_CASE: ClassVar[bool] = True  # ``init_containers`` is written ``initContainers``
+    CONFIGMAP_KEYS: ClassVar[dict[str, str]] = {}
+    # Keys of the ConfigMap form this config refuses (key → why), e.g. a field too rich for text.
+    CONFIGMAP_REFUSED: ClassVar[dict[str, str]] = {}
 
-def _error(
-    errors: list[ErrorDict],
-    kind: str,
-    loc: Loc,
-    value: Any,
-    message: str = "",
-    ctx: dict[str, Any] | None = None,
-) -> Any:
-    error = {"type": kind, "loc": loc, "msg": message or _MESSAGES[kind], "input": value}
-    if ctx is not None:
-        error["ctx"] = ctx
-    errors.append(error)
-    return _BAD
+    @property
+    def form(self) -> Form:
+        """``spec`` (typed form, or no config) or ``data`` (ConfigMap form); the form is not
+        part of the config's value (equality compares the fields only)."""
+        form: Form = self.__dict__.get("_form", "spec")
+        return form
 
+    def field_path(self, path: str) -> str:
+        """A field (by alias: ``parent.name``) as the user writes it: ``spec.parent.name`` (typed
+        form, or no config) or ``data.parent-name`` (``files[0]`` is ``data.files``)."""
+        return _parse._in_form(type(self), path, self.form)
 
-class _Invalid(Exception):
-    """A scalar's check failed; args[0] is the error's type (a key of _MESSAGES)."""
+    @classmethod
+    def configmap_keys(cls) -> dict[str, str]:
+        """ConfigMap key → dotted field path (by alias)."""
+        return _parse.configmap_keys(cls)
 
+    @classmethod
+    def configmap_key_of(cls, path: str) -> str:
+        """``data.<key>`` of the ConfigMap key holding the field at ``path`` (or its parent)."""
+        return _parse.configmap_key_of(cls, path)
 
-# Unicode White_Space (what pydantic strips around a number; str.strip also strips \x1c-\x1f).
-_SPACE = (
-    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-    "\u200a\u2028\u2029\u202f\u205f\u3000"
-)
-_INT_TEXT = re.compile(r"[+-]?[0-9](?:_?[0-9])*(?:\.0+)?\Z")
-_FLOAT_TEXT = re.compile(
-    r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)\Z",
-    re.IGNORECASE,
-)
-_I64 = 2**63
-_BOOLS = dict.fromkeys(("1", "on", "t", "true", "y", "yes"), True)
-_BOOLS.update(dict.fromkeys(("0", "off", "f", "false", "n", "no"), False))
-
-
-def _text(value: Any) -> Any:
-    """bytes (YAML's ``!!binary``) as text, as pydantic reads them; anything else as it is."""
-    if isinstance(value, bytes):
-        try:
-            return value.decode()
-        except UnicodeDecodeError:
-            pass
-    return value
-
-
-def _str(value: Any) -> str:
-    if not isinstance(value, str):
-        value = _text(bytes(value) if isinstance(value, bytearray) else value)
-    if isinstance(value, str):
-        return value
-    raise _Invalid("string_type")
-
-
-def _int(value: Any) -> int:
-    value = _text(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise _Invalid("finite_number")
-        if not value.is_integer():
-            raise _Invalid("int_from_float")
-        if not -_I64 < value < _I64:
-            raise _Invalid("int_parsing_size")
-    elif isinstance(value, str):
-        text = value.strip(_SPACE)
-        if not _INT_TEXT.match(text):
-            raise _Invalid("int_parsing")
-        try:
-            return int(text.partition(".")[0])
-        except ValueError:  # more digits than Python reads from text
-            raise _Invalid("int_parsing_size") from None
-    elif not isinstance(value, int):
-        raise _Invalid("int_type")
-    return int(value)
-
-
-def _float(value: Any) -> float:
-    if isinstance(value, float):
-        return value
-    if isinstance(value, int):
-        try:
-            return float(value)
-        except OverflowError:
-            raise _Invalid("float_type") from None
-    value = _text(value)
-    if not isinstance(value, str):
-        raise _Invalid("float_type")
-    if _FLOAT_TEXT.match(value.strip(_SPACE)):
-        return float(value)
-    # Underscores between characters (none first, last or doubled), then no spaces around.
-    text = value.replace("_", "")
-    if value[:1] != "_" and value[-1:] != "_" and "__" not in value and _FLOAT_TEXT.match(text):
-        return float(text)
-    raise _Invalid("float_parsing")
-
-
-def _bool(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, float) and value.is_integer() and abs(value) < _I64:  # not inf, nan
-        value = int(value)
-    if isinstance(value, int):
-        if value in (0, 1):
-            return value == 1
-        raise _Invalid("bool_parsing" if -_I64 <= value < _I64 else "bool_type")
-    value = _text(value)
-    if not isinstance(value, str):
-        raise _Invalid("bool_type")
-    if value.lower() in _BOOLS:
-        return _BOOLS[value.lower()]
-    raise _Invalid("bool_parsing")
-
-
-_SCALARS: dict[Any, Callable[[Any], Any]] = {str: _str, int: _int, float: _float, bool: _bool}
+    @classmethod
+    def from_configmap(cls: type[C], data: Mapping[str, Any], obj: KubeObject | None = None) -> C:
+        """The model from ConfigMap ``data`` (strings); an unknown key is an error."""
+        return _parse.from_configmap(cls, data, obj)
 
 
 def _shape(annotation: Any) -> Shape:
-    """An annotation as :func:`_check` reads it, ``(kind, ...)``; TypeError if not supported."""
+    """An annotation as the walker (``parse._check``) reads it, ``(kind, ...)``; TypeError if
+    not supported."""
     origin, args = get_origin(annotation), get_args(annotation)
     if annotation is Any:
         return ("any",)
-    if origin is None and annotation in _SCALARS:
-        return ("scalar", _SCALARS[annotation])
+    if origin is None and annotation in _parse.SCALARS:
+        return ("scalar", _parse.SCALARS[annotation])
     if origin is None and isinstance(annotation, type) and issubclass(annotation, Record):
         return ("record", annotation)
     if origin is Literal:
@@ -424,154 +302,12 @@ def _shape(annotation: Any) -> Shape:
     raise TypeError(f"krmlib records do not support the annotation {annotation!r}")
 
 
-def _check(shape: Shape, value: Any, loc: Loc, errors: list[ErrorDict]) -> Any:
-    """``value`` as a field of this shape holds it, or _BAD with its errors recorded."""
-    kind = shape[0]
-    if kind == "scalar":
-        try:
-            return shape[1](value)
-        except _Invalid as exc:
-            return _error(errors, exc.args[0], loc, value)
-    if kind == "any":
-        return value
-    if kind == "record":
-        return _record(shape[1], value, loc, errors)
-    before = len(errors)
-    if kind == "literal":
-        for choice in shape[1]:
-            if value == choice and type(value) is type(choice):
-                return choice
-        message = f"Input should be {shape[2]}"
-        return _error(errors, "literal_error", loc, value, message, {"expected": shape[2]})
-    if kind == "dict":
-        if not isinstance(value, Mapping):
-            return _error(errors, "dict_type", loc, value)
-        out = {}
-        for raw_key, raw in value.items():
-            where = (*loc, _key_loc(raw_key))
-            key = _check(shape[1], raw_key, (*where, "[key]"), errors)
-            item = _check(shape[2], raw, where, errors)
-            if key is not _BAD and item is not _BAD:
-                out[key] = item
-        return _BAD if len(errors) > before else out
-    if kind == "sequence":
-        if not isinstance(value, list | tuple | set | frozenset):
-            return _error(errors, f"{shape[1].__name__}_type", loc, value)
-        items = [_check(shape[2], v, (*loc, i), errors) for i, v in enumerate(value)]
-        return _BAD if len(errors) > before else shape[1](items)
-    nullable, members = shape[1], shape[2]  # a union
-    if value is None and nullable:
-        return None
-    if len(members) == 1:  # X | None: X's errors at the field itself
-        return _check(members[0], value, loc, errors)
-    for member in members:  # each member's errors at the field (not pydantic's type tags)
-        attempt: list[ErrorDict] = []
-        result = _check(member, value, loc, attempt)
-        if not attempt:
-            del errors[before:]
-            return result
-        errors += attempt
-    return _BAD
-
-
-def _key_loc(key: Any) -> str | int:
-    return key if isinstance(key, str) else int(key) if isinstance(key, int) else str(key)
-
-
-def _record(cls: type[Record], value: Any, loc: Loc, errors: list[ErrorDict]) -> Any:
-    schema = _schema(cls)
-    for hook in schema.before:
-        value = _run(hook.func, (cls, value), loc, errors, value)
-        if value is _BAD:
-            return _BAD
-    if isinstance(value, cls):
-        return value
-    if not isinstance(value, Mapping):
-        message = f"Input should be a valid dictionary or instance of {cls.__name__}"
-        return _error(errors, "model_type", loc, value, message)
-    before = len(errors)
-    data: dict[str, Any] = {}
-    used: set[Any] = set()
-    for name, info, shape, steps, limits in schema.plan:
-        key = info.alias if info.alias is not None and info.alias in value else name
-        if key in value:
-            used.add(key)
-            raw, where = value[key], (*loc, key)  # as the input names it (by name or by alias)
-        elif info.is_required():
-            _error(errors, "missing", (*loc, info.alias or name), value)
-            continue
-        else:
-            raw, where = info.get_default(), (*loc, info.alias or name)
-        for step in steps:
-            if step is None:  # the field's type, then its limits
-                raw = _check(shape, raw, where, errors)
-                if limits and raw is not _BAD:
-                    raw = _limits(info, raw, where, errors)
-            else:
-                args = (cls, raw, ValidationInfo(data)) if step.takes_info else (cls, raw)
-                raw = _run(step.func, args, where, errors, raw)
-            if raw is _BAD:
-                break
-        else:
-            data[name] = raw
-    for key in value:
-        if key in used:
-            continue
-        if isinstance(key, str):
-            _error(errors, "extra_forbidden", (*loc, key), value[key])
-        else:
-            _error(errors, "invalid_key", (*loc, _key_loc(key)), key)
-    if len(errors) > before:
-        return _BAD
-    record = cls.__new__(cls)
-    record.__dict__.update(data)
-    for hook in schema.after:
-        if _run(hook.func, (record,), loc, errors, record) is _BAD:
-            return _BAD
-    return record
-
-
-def _limits(info: FieldInfo, value: Any, loc: Loc, errors: list[ErrorDict]) -> Any:
-    """The value when it keeps the field's ``min_length``, ``gt``, ``ge`` and ``le``."""
-    least = info.min_length
-    if least is not None and len(value) < least:
-        message = f"String should have at least {least} character{'' if least == 1 else 's'}"
-        return _error(errors, "string_too_short", loc, value, message, {"min_length": least})
-    for name, words, holds in _BOUNDS:
-        bound = getattr(info, name)
-        if bound is not None and not holds(value, bound):
-            return _error(
-                errors, name, loc, value, f"Input should be {words} {bound}", {name: bound}
-            )
-    return value
-
-
-_BOUNDS = (
-    ("gt", "greater than", operator.gt),
-    ("ge", "greater than or equal to", operator.ge),
-    ("le", "less than or equal to", operator.le),
-)
-
-
-def _run(
-    func: Callable[..., Any], args: tuple[Any, ...], loc: Loc, errors: list[ErrorDict], value: Any
-) -> Any:
-    """A validator's result, or _BAD when it raised ValueError or AssertionError."""
-    try:
-        return func(*args)
-    except AssertionError as exc:
-        return _error(errors, "assertion_error", loc, value, f"Assertion failed, {exc}")
-    except ValueError as exc:
-        return _error(errors, "value_error", loc, value, f"Value error, {exc}", {"error": exc})
-
-
 __all__ = [
     "MISSING",
     "Field",
     "FieldInfo",
+    "FunctionConfig",
     "Record",
-    "RecordError",
-    "ValidationInfo",
     "field_validator",
     "model_validator",
 ]
