@@ -38,7 +38,7 @@ def _example(name: str, kind: str) -> str:
 def _forget(cls: type[Any]) -> None:
     """Make every record class as if never used (what a new process sees)."""
     for sub in cls.__subclasses__():
-        if "__krm_schema__" in sub.__dict__:  # the class as read on first use (krmlib.schema)
+        if "__krm_schema__" in sub.__dict__:  # the class as read on first use (krmlib._config)
             type.__delattr__(sub, "__krm_schema__")
         _forget(sub)
 

@@ -34,6 +34,15 @@ if TYPE_CHECKING:
         write_file,
     )
     from ._background import fork_safe
+    from ._config.parse import (
+        API_VERSION,
+        RecordError,
+        ValidationInfo,
+        did_you_mean,
+        parse_config,
+        parse_config_value,
+    )
+    from ._config.records import Field, FunctionConfig, Record, field_validator, model_validator
     from ._gate import log as log
     from ._hashes import sha1_hex, sha256_digest, sha256_hex
     from .collection import (
@@ -45,7 +54,6 @@ if TYPE_CHECKING:
         is_kptfile,
         is_local_config,
     )
-    from .config import API_VERSION, FunctionConfig, parse_config, parse_config_value
     from .errors import ConfigError, FieldTypeError, InputError, KrmError, internal_error
     from .kptfile import (
         Condition,
@@ -55,7 +63,6 @@ if TYPE_CHECKING:
         get_readiness_gates,
         remove_readiness_gate,
     )
-    from .models import did_you_mean
     from .names import (
         LABEL_NAMED_KINDS,
         cap_label,
@@ -114,14 +121,6 @@ if TYPE_CHECKING:
     from .resourcelist import FunctionPackage, ResourceList
     from .results import Result, Results, Severity
     from .runner import read_files, run, run_resource_list, run_text
-    from .schema import (
-        Field,
-        Record,
-        RecordError,
-        ValidationInfo,
-        field_validator,
-        model_validator,
-    )
     from .subobject import SubObject
     from .written import scalar_text, text_of
 
@@ -144,10 +143,10 @@ _WHERE = {
     "is_kptfile": "collection",
     "is_local_config": "collection",
     "log": "_gate",
-    "API_VERSION": "config",
-    "FunctionConfig": "config",
-    "parse_config": "config",
-    "parse_config_value": "config",
+    "API_VERSION": "_config.parse",
+    "FunctionConfig": "_config.records",
+    "parse_config": "_config.parse",
+    "parse_config_value": "_config.parse",
     "ConfigError": "errors",
     "FieldTypeError": "errors",
     "InputError": "errors",
@@ -159,7 +158,7 @@ _WHERE = {
     "get_conditions": "kptfile",
     "get_readiness_gates": "kptfile",
     "remove_readiness_gate": "kptfile",
-    "did_you_mean": "models",
+    "did_you_mean": "_config.parse",
     "LABEL_NAMED_KINDS": "names",
     "cap_label": "names",
     "check_names": "names",
@@ -226,12 +225,12 @@ _WHERE = {
     "run_text": "runner",
     "scalar_text": "written",
     "text_of": "written",
-    "Field": "schema",
-    "Record": "schema",
-    "RecordError": "schema",
-    "ValidationInfo": "schema",
-    "field_validator": "schema",
-    "model_validator": "schema",
+    "Field": "_config.records",
+    "Record": "_config.records",
+    "RecordError": "_config.parse",
+    "ValidationInfo": "_config.parse",
+    "field_validator": "_config.records",
+    "model_validator": "_config.records",
 }
 
 __all__ = [

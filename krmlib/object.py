@@ -231,7 +231,7 @@ class KubeObject:
 
     def as_model(self, model: type[M], path: Path = "") -> M:
         """The sub-tree at ``path`` validated as a pydantic model; errors name the field."""
-        from .models import validate_model
+        from ._config.as_model import validate_model
 
         keys = parse_path(path)
         data = self.get(keys, {}) if keys else self.to_dict()
@@ -242,7 +242,7 @@ class KubeObject:
 
         Fields the model dumps as ``None`` are removed; fields it does not know are kept.
         """
-        from .models import dump_model
+        from ._config.as_model import dump_model
 
         data = dump_model(value)
         return self.merge(path, data)

@@ -15,7 +15,7 @@ from .resourcelist import CheckFailed, ResourceList, Span
 from .results import Result
 
 if TYPE_CHECKING:  # the config layer loads only when a function has a config to parse
-    from .config import FunctionConfig
+    from ._config.records import FunctionConfig
 
 C = TypeVar("C", bound="FunctionConfig")
 # What the runner calls: the config is the function's config class, or None without one.
@@ -126,7 +126,7 @@ def _process(
         rl.package()  # the one package rule: an item contradicting it fails every function
         config = None
         if config_model is not None:
-            from .config import parse_config
+            from ._config.parse import parse_config
 
             config = parse_config(config_model, rl.function_config)
         with _stdout_to_stderr():

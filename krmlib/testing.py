@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _yaml
-from .config import FunctionConfig
+from ._config.records import FunctionConfig
 from .package import ALLOW_READ_ENV
 from .resourcelist import ResourceList
 from .runner import Process, run_text

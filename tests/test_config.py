@@ -3,14 +3,16 @@ or a value outside an enum, is an error naming the field as written, with a sugg
 
 from __future__ import annotations
 
+import contextlib
 import typing
 from typing import Any, Literal
 
 import pytest
 
+import krmlib
 from krmfn.registry import FUNCTIONS, Function
 from krmlib import ConfigError, FunctionConfig, KubeObject, parse_config
-from krmlib.models import field_annotation
+from krmlib._config.parse import field_annotation
 
 
 def _configmap(data: dict[str, str]) -> KubeObject:
@@ -140,3 +142,43 @@ def test_a_configmap_setting_a_record_and_one_of_its_fields_is_an_error(order: s
         parse_config(config, _configmap(data))
     assert "both set parent: give one of them" in info.value.message
     assert info.value.field == f"data.{list(data)[1]}"
+
+
+def test_one_parse_enters_the_config_layer_once() -> None:
+    """A parse enters krmlib/_config once (parse_config) and stays in its parse module, whatever
+    the form and however many errors: counted with a profiler as calls into a module of the
+    layer from another module (issue 41: 13 before, for a ConfigMap config with errors)."""
+    import sys
+    from pathlib import Path
+
+    from krmfn.interface_expander import Config as ExpanderConfig
+
+    layer = str(Path(krmlib.__file__).parent / "_config")
+    entries: list[str] = []
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        callee = frame.f_code.co_filename
+        caller = frame.f_back.f_code.co_filename if frame.f_back else ""
+        if event == "call" and callee.startswith(layer) and callee != caller:
+            entries.append(f"{Path(callee).name}:{frame.f_code.co_name}")
+
+    texts = [
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
+        "data: {dialect: nephoi, keep-local-config: maybe, network-instance-namespace: x}\n",
+        "apiVersion: krmfn.dev/v1alpha1\nkind: InterfaceExpander\nmetadata: {name: c}\n"
+        "spec: {dialect: nephoi, keepLocalConfig: maybe, bogus: 1}\n",
+        "apiVersion: krmfn.dev/v1alpha1\nkind: InterfaceExpander\nmetadata: {name: c}\n"
+        "spec: {dialect: nephio}\n",
+    ]
+    for text in texts:
+        obj = KubeObject.from_yaml(text)
+        with contextlib.suppress(ConfigError):
+            parse_config(ExpanderConfig, obj)  # the class is read: what follows is any parse
+        entries.clear()
+        sys.setprofile(profile)
+        try:
+            with contextlib.suppress(ConfigError):
+                parse_config(ExpanderConfig, obj)
+        finally:
+            sys.setprofile(None)
+        assert entries == ["parse.py:parse_config"], text

@@ -1,6 +1,6 @@
 """Config records as the type checker sees them: ``mypy --strict`` rejects an unknown field, a
 missing required one and a value of the wrong type in a record's constructor
-(``typing.dataclass_transform`` on :class:`krmlib.schema.Record`), and accepts correct ones.
+(``typing.dataclass_transform`` on :class:`krmlib.Record`), and accepts correct ones.
 
 mypy runs on small files of our own, with the real krmlib and a real function's config.
 """
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 GOOD = """\
 from krmfn.topology_to_pvs.config import Config, WaitRule
-from krmlib.schema import Field, Record
+from krmlib import Field, Record
 
 
 class Port(Record):
@@ -38,7 +38,7 @@ config = Config(waitRules=(rule,))
 
 BAD = """\
 from krmfn.topology_to_pvs.config import WaitRule
-from krmlib.schema import Field, Record
+from krmlib import Field, Record
 
 
 class Port(Record):

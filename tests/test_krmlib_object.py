@@ -331,7 +331,7 @@ def test_may_mention_is_false_only_when_no_key_or_value_can_hold_the_word() -> N
 
 
 def test_as_model_takes_a_krmlib_record_without_pydantic() -> None:
-    from krmlib.schema import Record
+    from krmlib import Record
 
     class Container(Record):
         name: str

@@ -84,6 +84,7 @@ def test_the_import_contract_forbids_every_private_krmlib_module() -> None:
     forbidden = next(c for c in contracts["contracts"] if c["type"] == "forbidden")
     public = {"__init__", "children", "testing", "pytest_plugin"}  # and krmlib.__all__
     private = {f"krmlib.{p.stem}" for p in (root / "krmlib").glob("*.py") if p.stem not in public}
+    private |= {f"krmlib.{p.parent.name}" for p in (root / "krmlib").glob("*/__init__.py")}
     assert set(forbidden["forbidden_modules"]) == private
     layers = next(c for c in contracts["contracts"] if c["type"] == "layers")["layers"]
     from krmfn.registry import FUNCTIONS

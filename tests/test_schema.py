@@ -1,4 +1,4 @@
-"""krmlib.schema: records as a library user declares them (the configs' base)."""
+"""krmlib._config.records: records as a library user declares them (the configs' base)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from krmlib import (
     model_validator,
     parse_config,
 )
-from krmlib.models import field_annotation, validation_errors
+from krmlib._config.parse import field_annotation, validation_errors
 
 
 class Port(Record):
