@@ -510,8 +510,18 @@ static PyObject *outline(PyObject *module, PyObject *args) {
     if (!PyArg_ParseTuple(args, "UO!ninO!", &text, &PyTuple_Type, &path_keys, &max_digits,
                           &max_depth, &max_key, &PyDict_Type, &strings))
         return NULL;
+    /* An ASCII str is its own UTF-8; any other is encoded into a copy freed after the walk
+     * (PyUnicode_AsUTF8AndSize would keep that copy on the str, as long as the items live). */
+    PyObject *encoded = NULL;
     Py_ssize_t size;
-    const char *data = PyUnicode_AsUTF8AndSize(text, &size);
+    const char *data;
+    if (PyUnicode_IS_ASCII(text)) {
+        data = PyUnicode_AsUTF8AndSize(text, &size);
+    } else {
+        encoded = PyUnicode_AsUTF8String(text);
+        data = encoded != NULL ? PyBytes_AS_STRING(encoded) : NULL;
+        size = encoded != NULL ? PyBytes_GET_SIZE(encoded) : 0;
+    }
     if (data == NULL) { /* a lone surrogate: the Python check says what it says */
         PyErr_Clear();
         Py_RETURN_NONE;
@@ -520,6 +530,7 @@ static PyObject *outline(PyObject *module, PyObject *args) {
     memset(&w, 0, sizeof w);
     if (PyTuple_GET_SIZE(path_keys) > MAX_PATH_KEYS) {
         PyErr_SetString(PyExc_ValueError, "too many path keys");
+        Py_XDECREF(encoded);
         return NULL;
     }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(path_keys); i++) {
@@ -528,6 +539,7 @@ static PyObject *outline(PyObject *module, PyObject *args) {
         const char *bytes = PyUnicode_Check(key) ? PyUnicode_AsUTF8AndSize(key, &n) : NULL;
         if (bytes == NULL) {
             if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "path keys are strings");
+            Py_XDECREF(encoded);
             return NULL;
         }
         w.path_keys[i] = bytes;
@@ -578,6 +590,7 @@ out:
     free(w.stack);
     Py_XDECREF(w.paths);
     Py_XDECREF(w.sections);
+    Py_XDECREF(encoded);
     return result;
 }
 
