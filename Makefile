@@ -37,8 +37,9 @@ $(shell mkdir -p $(VENV) && (echo '$(PACKAGE_FILES)' | cmp -s - $(FILE_LIST) || 
 
 # Two distributions, one source tree: krmlib (sdk/pyproject.toml, the folder krmlib/, linked
 # under sdk/build/) and krmfn (pyproject.toml, the folder krmfn/, linked under build/).
-$(STAMP): pyproject.toml sdk/pyproject.toml constraints.txt $(FILE_LIST)
+$(STAMP): pyproject.toml sdk/pyproject.toml sdk/setup.py sdk/src/_ccheck.c constraints.txt $(FILE_LIST)
 	@test -x $(PY) || python3 -m venv $(VENV)
+	@bash scripts/sdk/install-libyaml.sh
 	@$(PIP) install -q --disable-pip-version-check -c constraints.txt -e ./sdk -e '.[dev]' \
 		--config-settings editable_mode=strict
 	@touch $(STAMP)

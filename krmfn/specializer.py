@@ -17,7 +17,6 @@ reads that copy, as upstream does.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable
 from typing import Literal
 
@@ -185,18 +184,7 @@ class Specializer:
     # --- the run --------------------------------------------------------------------------
 
     def run(self) -> None:
-        """The run, the cyclic garbage collector off (as it was after): the run makes thousands
-        of values (parsed children, conditions, new objects) and no cycles among them, that
-        the collector would only walk again and again (a tenth of a second at 10k items)."""
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            self._run()
-        finally:
-            if enabled:
-                gc.enable()
-
-    def _run(self) -> None:
+        """The run (krmlib's runner has the cyclic garbage collector off meanwhile)."""
         rl = self.rl
         if not len(rl.items):
             rl.results.info("no resources present in the resourcelist")

@@ -17,8 +17,9 @@ test-pythons:
 	  venv=.venv-$$v; \
 	  if [ ! -f $$venv/.installed ] || [ pyproject.toml -nt $$venv/.installed ] \
 	     || [ sdk/pyproject.toml -nt $$venv/.installed ] \
+	     || [ sdk/src/_ccheck.c -nt $$venv/.installed ] \
 	     || [ constraints.txt -nt $$venv/.installed ]; then \
-	    rm -rf $$venv; $$py -m venv $$venv; \
+	    rm -rf $$venv; $$py -m venv $$venv; bash scripts/sdk/install-libyaml.sh; \
 	    $$venv/bin/pip install -q --disable-pip-version-check -c constraints.txt -e ./sdk -e '.[dev]' \
 	      --config-settings editable_mode=strict; \
 	    touch $$venv/.installed; \

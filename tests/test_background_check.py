@@ -206,3 +206,40 @@ def test_the_child_does_not_hold_the_functions_stdout(tmp_path: Path) -> None:
         assert proc.stdout is not None
         out = proc.stdout.read()  # EOF when the parent exits, not when the child does
         assert out == "parent done\n" and not marker.exists()
+
+
+def test_the_child_does_the_whole_input_check_alone_on_a_regular_package(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The child's work (``_reader.check_apart``) is the pass and the outline's checks: no
+    second split of the items (the parent splits them); the same verdict as a full read on every
+    broken package, and on every bad input of the corpus."""
+    from krmlib import _reader, _yaml
+
+    def forked(data: bytes) -> str | None:
+        """The text a child is given (None: refused before any child, or not UTF-8)."""
+        try:
+            text = _reader.without_boms(data.decode("utf-8"))
+            _yaml.check_bounds(text)  # in the parent, before the fork
+        except Exception:
+            return None
+        return text
+
+    valid = _big_package(2000).decode()
+    cases = {name: forked(_big_package(2000, text)) for name, text in BROKEN.items()}
+    cases.update({case: forked((BAD / case).read_bytes()) for case in _bad_cases()})
+    texts = {name: text for name, text in cases.items() if text is not None}
+    expected = {name: _reader.check_input(text) for name, text in texts.items()}
+    assert len(texts) > 20
+
+    def no_read(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the child read the items again")
+
+    monkeypatch.setattr(_reader, "_read", no_read)
+    assert _reader.check_apart(valid) == []
+    monkeypatch.undo()
+    for name, text in texts.items():
+        # [] from the child: the parent's own read fails and it reads again in full
+        assert _reader.check_apart(text) in ([], expected[name]), name
+    for name in ("duplicate-key", "path-escape", "name-number", "bad-indentation"):
+        assert _reader.check_apart(texts[name]) == expected[name] != [], name
