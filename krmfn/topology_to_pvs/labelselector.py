@@ -162,6 +162,21 @@ def may_overlap(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     return True
 
 
+def pinned(selector: Mapping[str, Any]) -> dict[str, str]:
+    """The keys a (checked) selector requires to hold one value, with that value.
+
+    Two selectors that pin one key to different values never overlap (:func:`may_overlap` is
+    False for them, and they are not equal): what lets a caller skip such pairs unasked.
+    """
+    out: dict[str, str] = {}
+    for key, (_exist, absent, allowed, forbidden) in _wants(selector).items():
+        if allowed is not None and len(allowed) == 1 and not absent:
+            (value,) = allowed
+            if value not in forbidden:
+                out[key] = value
+    return out
+
+
 _Want = tuple[bool, bool, "set[str] | None", set[str]]  # exist, absent, allowed, forbidden
 
 
