@@ -473,3 +473,23 @@ def test_the_users_warning_filters_are_untouched_by_krmlib() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert "Warning" not in done.stderr, done.stderr
+
+
+def test_a_label_set_after_every_item_was_read_sees_a_scalar_over_lines() -> None:
+    """The splice asks whether a scalar goes on over lines once per text: an answer a scan gave
+    is reused (labels read on every item, then set on each), a text the scans refused is
+    asked again, so a quoted scalar over two lines is never taken for keys."""
+    parsed = ResourceList.parse(rl(MULTILINE_ITEM + MULTILINE_ITEM.replace("name: a", "name: b")))
+    for obj in parsed.items:
+        assert dict(obj.labels) == {"app": "web"}
+    for obj in parsed.items:
+        obj.set("metadata.labels.tier", "db")
+    for item in _items(parsed.to_yaml()):
+        assert item["metadata"]["labels"] == {"app": "web", "tier": "db"}
+        assert item["metadata"]["note"] == "starts here labels: inside the string"
+
+
+MULTILINE_ITEM = (
+    "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n"
+    '    note: "starts here\n    labels: inside the string"\n    labels:\n      app: web\n'
+)
