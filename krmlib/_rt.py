@@ -197,7 +197,16 @@ def dump_rt(node: Any) -> str:
     again = _dump(to_node(_plain(node)))
     if _reads_as(again, node):
         return again
-    raise KrmError("the YAML writer would change this item's data; it is not written")
+    raise KrmError(f"{_named(node)}the YAML writer would change this item's data; not written")
+
+
+def _named(node: Any) -> str:
+    """``kind name: `` of an object's tree (empty for anything else)."""
+    if not isinstance(node, dict):
+        return ""
+    meta = node.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return f"{node.get('kind')} {name}: " if node.get("kind") and name else ""
 
 
 def _dump(node: Any) -> str:
