@@ -65,6 +65,11 @@ class _Constructor12(RoundTripConstructor):
 
     def construct_yaml_sbool(self, node: Any) -> Any:
         value = super().construct_yaml_sbool(node)
+        if type(value) is not bool and isinstance(value, int):
+            # An anchored boolean: ruamel's ScalarBoolean, an int that read as 1 (the layout
+            # oracle found ``controller: &id true`` aliased and edited written as 1). Kept as
+            # the boolean it is, in its spelling; its aliases become copies of it.
+            return StyledBool(bool(value), node.value)
         if node.value in ("true", "false") or not isinstance(value, bool):
             return value
         return StyledBool(value, node.value)

@@ -493,3 +493,15 @@ MULTILINE_ITEM = (
     "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n"
     '    note: "starts here\n    labels: inside the string"\n    labels:\n      app: web\n'
 )
+
+
+def test_an_anchored_boolean_stays_a_boolean_in_an_edited_item() -> None:
+    """The full oracle's finding (applyset-labeler/check-owner-controller-conflict, anchors
+    layout, stdin): ruamel reads an anchored ``true`` as an int subclass, and an edited item
+    gave ``controller: 1`` (the owner check then passed: exit 0 where the original exits 1)."""
+    node = _rt.load_rt("a: &x true\nb: *x\nc: 1\n")
+    from krmlib import _yaml
+
+    assert _yaml.to_plain(node) == {"a": True, "b": True, "c": 1}
+    assert [type(v) for v in _yaml.to_plain(node).values()] == [bool, bool, int]
+    assert yaml.safe_load(_rt.dump_rt(node)) == {"a": True, "b": True, "c": 1}
