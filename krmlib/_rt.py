@@ -7,19 +7,22 @@ spelling; new strings that a YAML 1.1 or 1.2 reader would take for another type 
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.constructor import RoundTripConstructor
+from ruamel.yaml.emitter import RoundTripEmitter
 from ruamel.yaml.error import CommentMark
+from ruamel.yaml.events import MappingEndEvent, SequenceEndEvent
 from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, PlainScalarString
 from ruamel.yaml.tokens import CommentToken
 
 from ._scalars import StyledBool, StyledNull, needs_quotes
-from .errors import InputError
+from .errors import InputError, KrmError
 
 T = TypeVar("T")
 
@@ -62,6 +65,11 @@ class _Constructor12(RoundTripConstructor):
 
     def construct_yaml_sbool(self, node: Any) -> Any:
         value = super().construct_yaml_sbool(node)
+        if type(value) is not bool and isinstance(value, int):
+            # An anchored boolean: ruamel's ScalarBoolean, an int that read as 1 (the layout
+            # oracle found ``controller: &id true`` aliased and edited written as 1). Kept as
+            # the boolean it is, in its spelling; its aliases become copies of it.
+            return StyledBool(bool(value), node.value)
         if node.value in ("true", "false") or not isinstance(value, bool):
             return value
         return StyledBool(value, node.value)
@@ -85,6 +93,28 @@ _Constructor12.add_constructor("tag:yaml.org,2002:null", _Constructor12.construc
 _Constructor12.add_constructor("tag:yaml.org,2002:str", _Constructor12.construct_yaml_str)
 
 
+class _Emitter(RoundTripEmitter):
+    # An empty flow map or list ended without clearing the "directly after `- `" state that a
+    # line comment before the list set (ruamel 0.19 clears it after a non-empty one): the next
+    # entry's dash then went on the line before, ``- a -`` (two entries read as one string; the
+    # edit property found it). The state ends with the collection, as it does for a full one.
+    def expect_first_flow_mapping_key(self) -> None:
+        empty = isinstance(self.event, MappingEndEvent) and not _eol_comment(self.event)
+        super().expect_first_flow_mapping_key()
+        if empty:
+            self.no_newline = False
+
+    def expect_first_flow_sequence_item(self) -> None:
+        empty = isinstance(self.event, SequenceEndEvent) and not _eol_comment(self.event)
+        super().expect_first_flow_sequence_item()
+        if empty:
+            self.no_newline = False
+
+
+def _eol_comment(event: Any) -> bool:
+    return bool(event.comment and event.comment[0])
+
+
 def _represent_styled(representer: RoundTripRepresenter, data: Any) -> Any:
     tag = "tag:yaml.org,2002:bool" if isinstance(data, StyledBool) else "tag:yaml.org,2002:null"
     return representer.represent_scalar(tag, data.text)
@@ -95,16 +125,10 @@ _Representer.add_representer(StyledNull, _represent_styled)
 
 
 def _make_yaml() -> YAML:
-    import warnings
-
-    from ruamel.yaml.error import ReusedAnchorWarning
-
-    # kpt's ResourceList reuses each file's anchor names (id001 in many items); an alias reads
-    # the nearest anchor before it, as YAML says: legal, and not worth a line on stderr.
-    warnings.filterwarnings("ignore", category=ReusedAnchorWarning)
     engine = YAML(typ="rt")
     engine.Constructor = _Constructor12
     engine.Representer = _Representer
+    engine.Emitter = _Emitter
     engine.preserve_quotes = True
     engine.width = 1_000_000
     engine.allow_unicode = True
@@ -134,10 +158,17 @@ def load_rt_all(text: str) -> list[Any]:
 
 def _parse(load: Callable[[], T]) -> T:
     """Run a ruamel load; its errors become InputErrors with line and column."""
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    import warnings
+
+    from ruamel.yaml.error import MarkedYAMLError, ReusedAnchorWarning, YAMLError
 
     try:
-        return load()
+        # kpt's ResourceList reuses each file's anchor names (id001 in many items); an alias
+        # reads the nearest anchor before it, as YAML says: legal, and not worth a line on
+        # stderr. Silenced for this load only: the caller's own warning filters stay as they are.
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=ReusedAnchorWarning)
+            return load()
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
@@ -159,10 +190,89 @@ def _parse(load: Callable[[], T]) -> T:
 
 
 def dump_rt(node: Any) -> str:
-    """Serialise one document (a round-trip tree or plain values) in kyaml's style."""
+    """Serialise one document (a round-trip tree or plain values) in kyaml's style.
+
+    The text is read back and held to the tree: ruamel's emitter has joined two entries of a
+    block list into one string before (``- a -``). Text that reads to other data is never
+    returned: the same data written again from plain values (its comments lost, the data kept),
+    or, if that too reads differently, an error naming the reason."""
+    text = _dump(node)
+    if _reads_as(text, node):
+        return text
+    again = _dump(to_node(_plain(node)))
+    if _reads_as(again, node):
+        return again
+    raise KrmError(f"{_named(node)}the YAML writer would change this item's data; not written")
+
+
+def _named(node: Any) -> str:
+    """``kind name: `` of an object's tree (empty for anything else)."""
+    if not isinstance(node, dict):
+        return ""
+    meta = node.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return f"{node.get('kind')} {name}: " if node.get("kind") and name else ""
+
+
+def _dump(node: Any) -> str:
     out = io.StringIO()
     _engine().dump(node, out)
     return out.getvalue()
+
+
+def _plain(node: Any) -> Any:
+    from ._yaml import to_plain
+
+    return to_plain(node)
+
+
+def _reads_as(text: str, node: Any) -> bool:
+    """``text`` reads to the data of ``node`` (True where a value cannot be compared: a merge
+    key, a complex key, a timestamp, a tag the plain reader does not know)."""
+    from ._yaml import load_plain
+
+    try:
+        read = load_plain(text)
+    except KrmError:
+        try:
+            load_rt(text)  # a complex key or a local tag: read only by the round trip
+        except KrmError:
+            return False
+        return True
+    return _agrees(node, read)
+
+
+def _agrees(node: Any, read: Any) -> bool:
+    if isinstance(node, dict):
+        if getattr(node, "merge", None):
+            return isinstance(read, dict)  # a merge key (``<<``): read as a key by the plain reader
+        if not isinstance(read, dict) or len(node) != len(read):
+            return False
+        for key, value in node.items():
+            if not isinstance(key, str | int | float | bool) and key is not None:
+                continue  # a complex key
+            found = read.get(key, _ABSENT)
+            if found is _ABSENT or not _agrees(value, found):
+                return False
+        return True
+    if isinstance(node, list):
+        if not isinstance(read, list) or len(node) != len(read):
+            return False
+        return all(_agrees(a, b) for a, b in zip(node, read, strict=True))
+    if isinstance(node, StyledBool | StyledNull):
+        return read == _plain(node) and type(read) is type(_plain(node))
+    if isinstance(node, str):
+        return isinstance(read, str) and read == str(node)
+    if isinstance(node, bool) or node is None:
+        return read is node
+    if isinstance(node, float) and math.isnan(node):
+        return isinstance(read, float) and math.isnan(read)
+    if isinstance(node, int | float):
+        return type(read) is not bool and isinstance(read, int | float) and read == node
+    return True  # a timestamp, binary data: not compared
+
+
+_ABSENT = object()
 
 
 def to_node(value: Any) -> Any:

@@ -181,6 +181,7 @@ OPEN_SCALAR = re.compile(
     r"""|'[^'\n]*(?:''[^'\n]*)*\n|[\[{][^\n]*(?<![\]}])\n)"""
 )
 _COLUMN_0_OPEN = ("'", '"', "[", "{")
+_LINE_0_OPEN = re.compile(r"""\n["'\[{]""")  # one C search for the four: no f-strings, no genexpr
 _LAST_OPEN: list[tuple[str, bool]] = [("", False)]  # the last text asked about, and its answer
 
 
@@ -193,11 +194,17 @@ def open_scalar(text: str) -> bool:
         return answer
     answer = (
         text[:1] in _COLUMN_0_OPEN
-        or any(f"\n{quote}" in text for quote in _COLUMN_0_OPEN)
+        or _LINE_0_OPEN.search(text) is not None
         or OPEN_SCALAR.search(text) is not None
     )
     _LAST_OPEN[0] = (text, answer)
     return answer
+
+
+def known_closed(text: str) -> None:
+    """A scan answered from ``text``, so :func:`open_scalar` found no open scalar in it: the
+    next question about it (the splice's, after other items were scanned) is answered so."""
+    _LAST_OPEN[0] = (text, False)
 
 
 def closed_edit(old: str, new: str) -> None:

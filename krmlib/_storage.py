@@ -458,6 +458,10 @@ class Storage:
                 if current == value:
                     return False
         src = self.src
+        if self.scanned and any(
+            v is not None and v is not _scan.UNSURE for v in self.scanned.values()
+        ):
+            _scan.known_closed(src)  # a scan answered from this very text: nothing in it is open
         new = splice_set(src, self.form == "item", keys, value, current)  # type: ignore[arg-type]
         if new is None:
             return None

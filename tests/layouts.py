@@ -30,8 +30,14 @@ _NOT_STRINGS = {"true", "false", "yes", "no", "on", "off", "y", "n", "null", "na
 
 def load_data(text: str) -> list[Any]:
     """Every document of ``text`` as plain data, read as kpt reads it (YAML 1.2)."""
+    import warnings
+
+    from ruamel.yaml.error import ReusedAnchorWarning
+
     reader = YAML(typ="safe", pure=True)
-    return [doc for doc in reader.load_all(text) if doc is not None]
+    with warnings.catch_warnings():  # kpt's anchor names repeat across items: legal YAML
+        warnings.filterwarnings("ignore", category=ReusedAnchorWarning)
+        return [doc for doc in reader.load_all(text) if doc is not None]
 
 
 class _Indented(yaml.SafeDumper):

@@ -380,3 +380,128 @@ def test_a_crlf_file_of_several_documents_reads_as_its_lf_twin(tmp_path: Path) -
     crlf = [o.to_dict() for o in read_package(tmp_path / "crlf")]
     assert [o["metadata"]["name"] for o in crlf] == ["a", "b"]
     assert crlf == lf
+
+
+EMPTY_FLOW_ENTRY_ITEM = (
+    "- apiVersion: v1 # c\r\n  # note\r\n  kind: ConfigMap # c\r\n  # note\r\n"
+    "  metadata: {name: a} # c\r\n  # note\r\n  spec: # c\r\n    a: # c\r\n    - {}\r\n"
+    "    - a\r\n    - a\r\n"
+)
+
+
+def test_an_edit_beside_an_empty_flow_entry_keeps_the_list_entries_apart() -> None:
+    """The edit property's finding at 10,000 examples: ruamel's dump wrote ``- a -`` (two
+    entries of a block list joined into one string) after a ``- {}`` entry of a list whose key
+    has a line comment, once the item was written again (a flow ``metadata`` edited)."""
+    parsed = ResourceList.parse(rl(EMPTY_FLOW_ENTRY_ITEM))
+    parsed.items[0].set("metadata.labels.app", "web")
+    out = parsed.to_yaml()
+    item = _items(out)[0]
+    assert item["spec"] == {"a": [{}, "a", "a"]}
+    assert item["metadata"] == {"name": "a", "labels": {"app": "web"}}
+    assert "# c" in out and "# note" in out  # the comments stay
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: # c\n- {}\n- a\n- b\n",
+        "a: # c\n- []\n- a\n- b\n",
+        "a: # c\n- {}\n- {}\n- a\n- b\n",
+        "a: # c\n  - {}\n  - [x]\n  - b\n  - c: d\n",
+        "a: # c\n- - {}\n  - a\n  - b\n",
+    ],
+)
+def test_the_round_trip_dump_re_reads_to_what_it_was_given(text: str) -> None:
+    node = _rt.load_rt(text)
+    assert yaml.safe_load(_rt.dump_rt(node)) == yaml.safe_load(text)
+
+
+def test_a_dump_that_reads_differently_is_written_again_from_the_data(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The dump is read back before it is used: with ruamel's own emitter (the joined entries)
+    the item is written again from its plain values, its data kept."""
+    from ruamel.yaml.emitter import RoundTripEmitter
+
+    monkeypatch.setattr(_rt._engine(), "Emitter", RoundTripEmitter)
+    node = _rt.load_rt("a: # c\n- {}\n- a\n- b\n")
+    assert _rt._dump(node) == "a: # c\n- {}\n- a -\n  b\n"  # what ruamel writes
+    assert yaml.safe_load(_rt.dump_rt(node)) == {"a": [{}, "a", "b"]}
+
+
+def test_a_dump_that_never_reads_right_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from krmlib.errors import KrmError
+
+    monkeypatch.setattr(_rt, "_dump", lambda node: "a: [joined\n")
+    with pytest.raises(KrmError, match=r"^ConfigMap a: the YAML writer would change this item"):
+        _rt.dump_rt(_rt.load_rt("kind: ConfigMap\nmetadata: {name: a}\n"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: 2020-01-01\nb: .nan\nc: 0o17\nd: True\ne: ~\nf: 1.5\ng: yes\n",
+        "? [a, b]\n: 1\n",
+        "a: !foo x\n",
+        "<<: {a: 1}\nb: 2\n",
+        "a: &x {b: 1}\nc: *x\n",
+    ],
+)
+def test_values_the_plain_reader_cannot_compare_keep_their_comments(text: str) -> None:
+    node = _rt.load_rt(text + "z: 1 # kept\n")
+    assert "# kept" in _rt.dump_rt(node)
+
+
+def test_the_users_warning_filters_are_untouched_by_krmlib() -> None:
+    """The reused-anchor warning is silenced for krmlib's own loads only: a program that uses
+    krmlib keeps its warning filters, and its own ruamel loads still warn."""
+    code = (
+        "import warnings, ruamel.yaml\n"  # ruamel adds two filters of its own on import
+        "before = list(warnings.filters)\n"
+        "from krmlib import ResourceList\n"
+        f"parsed = ResourceList.parse({REUSED_ANCHORS!r})\n"
+        "parsed.items[1].set('metadata.labels', {'edited': 'yes'})\n"
+        "parsed.to_yaml()\n"
+        "assert warnings.filters == before, warnings.filters\n"
+        "from ruamel.yaml import YAML\n"
+        "with warnings.catch_warnings(record=True) as seen:\n"
+        "    warnings.simplefilter('always')\n"
+        "    YAML().load('a: &x 1\\nb: &x 2\\n')\n"
+        "assert any('duplicate anchor' in str(w.message) for w in seen), seen\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "Warning" not in done.stderr, done.stderr
+
+
+def test_a_label_set_after_every_item_was_read_sees_a_scalar_over_lines() -> None:
+    """The splice asks whether a scalar goes on over lines once per text: an answer a scan gave
+    is reused (labels read on every item, then set on each), a text the scans refused is
+    asked again, so a quoted scalar over two lines is never taken for keys."""
+    parsed = ResourceList.parse(rl(MULTILINE_ITEM + MULTILINE_ITEM.replace("name: a", "name: b")))
+    for obj in parsed.items:
+        assert dict(obj.labels) == {"app": "web"}
+    for obj in parsed.items:
+        obj.set("metadata.labels.tier", "db")
+    for item in _items(parsed.to_yaml()):
+        assert item["metadata"]["labels"] == {"app": "web", "tier": "db"}
+        assert item["metadata"]["note"] == "starts here labels: inside the string"
+
+
+MULTILINE_ITEM = (
+    "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n"
+    '    note: "starts here\n    labels: inside the string"\n    labels:\n      app: web\n'
+)
+
+
+def test_an_anchored_boolean_stays_a_boolean_in_an_edited_item() -> None:
+    """The full oracle's finding (applyset-labeler/check-owner-controller-conflict, anchors
+    layout, stdin): ruamel reads an anchored ``true`` as an int subclass, and an edited item
+    gave ``controller: 1`` (the owner check then passed: exit 0 where the original exits 1)."""
+    node = _rt.load_rt("a: &x true\nb: *x\nc: 1\n")
+    from krmlib import _yaml
+
+    assert _yaml.to_plain(node) == {"a": True, "b": True, "c": 1}
+    assert [type(v) for v in _yaml.to_plain(node).values()] == [bool, bool, int]
+    assert yaml.safe_load(_rt.dump_rt(node)) == {"a": True, "b": True, "c": 1}

@@ -220,8 +220,22 @@ def _file_mode(case: GoldenCase, config: Path | None) -> Any:
     return done.returncode, normalised(done.stdout)
 
 
+# The layouts every reader of files on disk is held to in the sampled default (file mode, the
+# merger's files, the tree commands): the ones users write by hand or their editors do.
+DISK_LAYOUTS = ("indent-4", "flow-metadata", "crlf")
+
+
+def _file_mode_sample() -> list[tuple[GoldenCase, str]]:
+    """Every pair in full mode; else every third pair, and every function in each of
+    :data:`DISK_LAYOUTS`."""
+    pairs = _sample(2, 1)
+    if FULL:
+        return pairs
+    return [pair for n, pair in enumerate(pairs) if n % 3 == 0 or pair[1] in DISK_LAYOUTS]
+
+
 @pytest.mark.kpt
-@pytest.mark.parametrize("pair", _sample(2, 1) if FULL else _sample(2, 1)[::3], ids=_ids)
+@pytest.mark.parametrize("pair", _file_mode_sample(), ids=_ids)
 def test_file_mode_layout(pair: tuple[GoldenCase, str], tmp_path: Path) -> None:
     case, layout = pair
     copy = _relaid_case(case, tmp_path / "relaid", layout)
@@ -231,9 +245,37 @@ def test_file_mode_layout(pair: tuple[GoldenCase, str], tmp_path: Path) -> None:
     _same_answer(case, layout, _file_mode(copy, copy.config), want)
 
 
+# The merger reads its ``spec.files`` from disk (beside the package or in it): those files in
+# the layout, under kpt fn source of the package in the layout.
+MERGER_FILE_CASES = [
+    c
+    for c in CASES
+    if c.function == "merger"
+    and c.config is not None
+    and "files" in c.config.read_text(encoding="utf-8")
+    and c.exit_code == 0
+]
+
+
+@pytest.mark.kpt
+@pytest.mark.parametrize(
+    "pair",
+    [(c, layout) for c in MERGER_FILE_CASES for layout in (NAMES if FULL else DISK_LAYOUTS)],
+    ids=_ids,
+)
+def test_merger_files_layout(
+    pair: tuple[GoldenCase, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case, layout = pair
+    copy = _relaid_case(case, tmp_path, layout)
+    source = _layout_source(case, copy.package, copy.config, layout)
+    want = _run(case, _original_source(case), case, monkeypatch)
+    _same_answer(case, layout, _run(copy, source, copy, monkeypatch), want)
+
+
 # --- route 4: a tree command on an example --------------------------------------------------------
 
-TREE_LAYOUTS = NAMES if FULL else ["indent-4", "flow-metadata", "anchors"]
+TREE_LAYOUTS = NAMES if FULL else ["indent-4", "flow-metadata", "anchors", "crlf"]
 
 
 @functools.cache
@@ -288,3 +330,31 @@ def test_prepare_all_layout(layout: str, tmp_path_factory: pytest.TempPathFactor
     assert not differ, f"prepare-all in layout {layout}: other content in {differ}"
     check = _krmfn("prepare-all", "--check", str(tree))
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def _listed(tree: Path) -> Any:
+    import json
+
+    done = _krmfn("deployments", "list", str(tree), "-o", "json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.kpt
+@pytest.mark.parametrize("layout", TREE_LAYOUTS)
+def test_deployments_list_layout(layout: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """``krmfn deployments list`` on the prepared oran-cu tree, every file of it (the children's
+    Kptfiles and Deployments included) in the layout: the same deployments, states and metadata."""
+    base = tmp_path_factory.getbasetemp() / "oran-cu-original"
+    _prepared_original(base)
+    original = base / "original"
+    want = _listed(original)
+    tree = _relaid_copy(original, tmp_path_factory.mktemp(f"list-{layout}") / "t", layout)
+    try:
+        source = kpt_source(tree)
+    except AssertionError as exc:
+        pytest.skip(f"kpt fn source refuses the prepared oran-cu tree in layout {layout}: {exc}")
+    if normalised(source) != normalised(kpt_source(original)):
+        pytest.skip(f"kpt fn source reads the prepared oran-cu tree in layout {layout} otherwise")
+    assert len(want) == 7  # the root and its six children
+    assert _listed(tree) == want, f"deployments list in layout {layout}"
