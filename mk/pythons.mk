@@ -25,5 +25,5 @@ test-pythons:
 	    touch $$venv/.installed; \
 	  fi; \
 	  echo "== Python $$v: $$($$venv/bin/python --version)"; \
-	  PATH=$(CURDIR)/$$venv/bin:$$PATH $$venv/bin/pytest -n 2 -q -m "not kpt" -p no:cacheprovider tests; \
+	  PATH=$(CURDIR)/$$venv/bin:$$PATH $$venv/bin/pytest -n 2 -q -m "not kpt" -p no:cacheprovider --durations=10 tests; \
 	done
