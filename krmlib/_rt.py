@@ -22,7 +22,7 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString, PlainScalarString
 from ruamel.yaml.tokens import CommentToken
 
 from ._scalars import StyledBool, StyledNull, needs_quotes
-from .errors import InputError, KrmError
+from .errors import InputError
 
 T = TypeVar("T")
 
@@ -189,56 +189,18 @@ def _parse(load: Callable[[], T]) -> T:
         engine.tags = None
 
 
-def dump_rt(node: Any) -> str:
-    """Serialise one document (a round-trip tree or plain values) in kyaml's style.
-
-    The text is read back and held to the tree: ruamel's emitter has joined two entries of a
-    block list into one string before (``- a -``). Text that reads to other data is never
-    returned: the same data written again from plain values (its comments lost, the data kept),
-    or, if that too reads differently, an error naming the reason."""
-    text = _dump(node)
-    if _reads_as(text, node):
-        return text
-    again = _dump(to_node(_plain(node)))
-    if _reads_as(again, node):
-        return again
-    raise KrmError(f"{_named(node)}the YAML writer would change this item's data; not written")
-
-
-def _named(node: Any) -> str:
-    """``kind name: `` of an object's tree (empty for anything else)."""
-    if not isinstance(node, dict):
-        return ""
-    meta = node.get("metadata")
-    name = meta.get("name") if isinstance(meta, dict) else None
-    return f"{node.get('kind')} {name}: " if node.get("kind") and name else ""
-
-
-def _dump(node: Any) -> str:
+def dump(node: Any) -> str:
+    """One document (a round-trip tree or plain values) as ruamel writes it in kyaml's style.
+    Not read back: :func:`krmlib._yaml.dump_rt` holds it to the tree (this module stays below
+    the plain reader it would need for that)."""
     out = io.StringIO()
     _engine().dump(node, out)
     return out.getvalue()
 
 
-def _plain(node: Any) -> Any:
-    from ._yaml import to_plain
-
-    return to_plain(node)
-
-
-def _reads_as(text: str, node: Any) -> bool:
-    """``text`` reads to the data of ``node`` (True where a value cannot be compared: a merge
-    key, a complex key, a timestamp, a tag the plain reader does not know)."""
-    from ._yaml import load_plain
-
-    try:
-        read = load_plain(text)
-    except KrmError:
-        try:
-            load_rt(text)  # a complex key or a local tag: read only by the round trip
-        except KrmError:
-            return False
-        return True
+def agrees(node: Any, read: Any) -> bool:
+    """Whether ``read`` (plain values read back from a dump of ``node``) is ``node``'s data
+    (True where a value cannot be compared: a merge key, a complex key, a timestamp)."""
     return _agrees(node, read)
 
 
@@ -259,8 +221,10 @@ def _agrees(node: Any, read: Any) -> bool:
         if not isinstance(read, list) or len(node) != len(read):
             return False
         return all(_agrees(a, b) for a, b in zip(node, read, strict=True))
-    if isinstance(node, StyledBool | StyledNull):
-        return read == _plain(node) and type(read) is type(_plain(node))
+    if isinstance(node, StyledBool):
+        return read is bool(node)
+    if isinstance(node, StyledNull):
+        return read is None
     if isinstance(node, str):
         return isinstance(read, str) and read == str(node)
     if isinstance(node, bool) or node is None:

@@ -32,7 +32,7 @@ from ._libyaml import (
     YAMLError,
 )
 from ._scalars import StyledBool, StyledNull
-from .errors import InputError
+from .errors import InputError, KrmError
 
 # Bounds that keep hostile input from exhausting memory or the stack.
 MAX_DEPTH = 500
@@ -346,10 +346,46 @@ _GAP_TAB = r"(?m)^[^#\n]*"  # each line of a gap up to a comment (compiled on fi
 
 
 def dump_rt(node: Any) -> str:
-    """Serialise one document (a round-trip tree or plain values) in kyaml's style."""
+    """Serialise one document (a round-trip tree or plain values) in kyaml's style.
+
+    The text is read back and held to the tree: ruamel's emitter has joined two entries of a
+    block list into one string before (``- a -``). Text that reads to other data is never
+    returned: the same data written again from plain values (its comments lost, the data kept),
+    or, if that too reads differently, an error naming the reason."""
     from . import _rt
 
-    return _rt.dump_rt(node)
+    text = _rt.dump(node)
+    if _reads_as(text, node):
+        return text
+    again = _rt.dump(_rt.to_node(to_plain(node)))
+    if _reads_as(again, node):
+        return again
+    raise KrmError(f"{_named(node)}the YAML writer would change this item's data; not written")
+
+
+def _named(node: Any) -> str:
+    """``kind name: `` of an object's tree (empty for anything else)."""
+    if not isinstance(node, dict):
+        return ""
+    meta = node.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return f"{node.get('kind')} {name}: " if node.get("kind") and name else ""
+
+
+def _reads_as(text: str, node: Any) -> bool:
+    """``text`` reads to the data of ``node`` (True where a value cannot be compared: a merge
+    key, a complex key, a timestamp, a tag the plain reader does not know)."""
+    from . import _rt
+
+    try:
+        read = load_plain(text)
+    except KrmError:
+        try:
+            load_rt(text)  # a complex key or a local tag: read only by the round trip
+        except KrmError:
+            return False
+        return True
+    return _rt.agrees(node, read)
 
 
 def dump_plain(data: dict[str, Any]) -> str:
