@@ -10,6 +10,10 @@ is one, on the package shape ``bench/run.py`` judges it on), and reports per fun
 - the ratio T(100k)/T(10k): 10 is linear; above ``MAX_RATIO`` is flagged as superlinear;
 - peak RSS over the ResourceList's size at each size.
 
+The bench packages give most functions little to do; the workloads of ``WORKLOADS`` add a row
+each where a function works on every item: ``preparer (waiting Sites)`` is N topology Sites that
+all wait (each one a target of every pass: the shape that was quadratic, issue 37 item 5).
+
 The table goes to stdout and, between ``<!-- scaling: begin`` and ``<!-- scaling: end -->``, into
 ``bench/RESULTS.md`` (``bench/run.py`` keeps the block when it rewrites the file).
 """
@@ -19,7 +23,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -33,6 +37,26 @@ from krmfn.registry import FUNCTIONS  # noqa: E402, TID251 (the functions to mea
 SMALL, LARGE = 10_000, 100_000
 MAX_RATIO = 13.0  # T(100k)/T(10k): 10 is linear; measurement noise stays well under 13
 BLOCK = run.SCALING_BLOCK
+
+
+def _waiting_sites(size: int) -> str:
+    """``size`` topology Sites whose selector matches no catalog site: every one is prepared,
+    waits, and is reported."""
+    items = "".join(
+        "- apiVersion: topology.nephio.org/v1alpha1\n  kind: Site\n"
+        f"  metadata:\n    name: site-{i:06d}\n    annotations:\n"
+        f"      config.kubernetes.io/path: 'topology/part-{i // 100:05d}.yaml'\n"
+        f"      config.kubernetes.io/index: '{i % 100}'\n"
+        "  spec:\n    select:\n      metadata:\n        Site.region: atlantis\n"
+        for i in range(size)
+    )
+    return "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + items
+
+
+# row name -> (function, the ResourceList of a size)
+WORKLOADS: dict[str, tuple[str, Callable[[int], str]]] = {
+    "preparer (waiting Sites)": ("preparer", _waiting_sites),
+}
 
 
 class Result:
@@ -59,9 +83,23 @@ def input_for(name: str, size: int) -> Path:
     )
 
 
+def workload_input(row: str, size: int) -> Path:
+    """The ResourceList of workload ``row`` at ``size`` (written once under bench/out)."""
+    make = WORKLOADS[row][1]
+    path = generate.OUT_DIR / f"{make.__name__.strip('_')}-size-{size}.yaml"
+    if not path.is_file():
+        generate.OUT_DIR.mkdir(parents=True, exist_ok=True)
+        path.write_text(make(size), encoding="utf-8")
+    return path
+
+
 def measure(name: str, size: int, rounds: int, timeout: float) -> Result:
-    rl = input_for(name, size)
-    command = [str(run.BIN / f"krmfn-{name}")]
+    if name in WORKLOADS:
+        rl = workload_input(name, size)
+        command = [str(run.BIN / f"krmfn-{WORKLOADS[name][0]}")]
+    else:
+        rl = input_for(name, size)
+        command = [str(run.BIN / f"krmfn-{name}")]
     cpus: list[float] = []
     peaks: list[int] = []
     for _ in range(rounds):
@@ -126,6 +164,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=[fn.name for fn in FUNCTIONS],
         help="comma-separated function names (default: every function of the registry)",
     )
+    parser.add_argument(
+        "--no-workloads",
+        dest="workloads",
+        action="store_false",
+        help=f"skip the extra workloads ({', '.join(WORKLOADS)})",
+    )
     parser.add_argument("--rounds", type=int, default=3, help="rounds per size (the minimum)")
     parser.add_argument("--timeout", type=float, default=600.0, help="per run (s)")
     parser.add_argument(
@@ -137,7 +181,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if name not in known:
             parser.error(f"unknown function {name!r} (known: {', '.join(sorted(known))})")
     results: dict[str, dict[int, Result]] = {}
-    for name in args.functions:
+    rows = [*args.functions, *(row for row in WORKLOADS if args.workloads)]
+    for name in rows:
         results[name] = {
             size: measure(name, size, args.rounds, args.timeout) for size in (SMALL, LARGE)
         }
