@@ -68,6 +68,8 @@ INSTRUCTIONS_BLOCK = re.compile(
 GATE_BLOCK = re.compile(r"<!-- gate: begin.*?<!-- gate: end -->\n?", re.DOTALL)
 # and the one scripts/durability/ab_cpu.py writes (prepare-all's CPU across versions)
 DURABILITY_BLOCK = re.compile(r"<!-- durability: begin.*?<!-- durability: end -->\n?", re.DOTALL)
+# and the one bench/scaling.py writes (T(100k)/T(10k) per function, issue 37 item 5)
+SCALING_BLOCK = re.compile(r"<!-- scaling: begin.*?<!-- scaling: end -->\n?", re.DOTALL)
 
 FUNCTIONS = (
     "interface-expander",
@@ -850,7 +852,13 @@ def write_report(path: Path, text: str) -> None:
     """Write the report; the sections bench/instructions.py and bench/prepare_all.py wrote
     there before are kept, and the output gate's (bench/GATE.md)."""
     old = path.read_text(encoding="utf-8") if path.exists() else ""
-    for block in (INSTRUCTIONS_BLOCK, PREPARE_ALL_BLOCK, GATE_BLOCK, DURABILITY_BLOCK):
+    for block in (
+        INSTRUCTIONS_BLOCK,
+        PREPARE_ALL_BLOCK,
+        GATE_BLOCK,
+        DURABILITY_BLOCK,
+        SCALING_BLOCK,
+    ):
         kept = block.search(old)
         text += "\n" + kept.group(0) if kept else ""
     path.write_text(text, encoding="utf-8")

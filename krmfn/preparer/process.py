@@ -158,6 +158,7 @@ class Loop:
         "catalog_folder",
         "config",
         "failed",
+        "members",
         "prepared",
         "reasons",
         "registry",
@@ -183,6 +184,8 @@ class Loop:
         self.failed: set[Identity] = set() if failed is None else failed
         self.reasons: dict[Identity, str] = {} if reasons is None else reasons
         self.prepared = prepared
+        # the ids of the package's items at a version of the list (``_is_member``)
+        self.members: tuple[int, set[int]] = (-1, set())
 
     def run(self) -> list[KubeObject]:
         """The passes; returns the resources left unprepared (waiting or failed)."""
@@ -228,10 +231,19 @@ class Loop:
 
     def _current(self, view: PackageView, target: KubeObject) -> KubeObject | None:
         """The target in the package now (a plugin may have replaced or removed it)."""
-        if any(obj is target for obj in self.rl.items):
+        if self._is_member(target):
             return target
         key = identity(target)
         return next((o for o in view.own(self.rl.items) if identity(o) == key), None)
+
+    def _is_member(self, obj: KubeObject) -> bool:
+        """``obj`` is one of the package's items: a lookup in their ids, taken again only when
+        the list changed (a scan of the list per target made the passes quadratic). Every item
+        is alive while the list holds it, so an id found is that object's."""
+        version = self.rl.items.version
+        if self.members[0] != version:
+            self.members = (version, {id(o) for o in self.rl.items})
+        return id(obj) in self.members[1]
 
     def _report(self, view: PackageView) -> list[KubeObject]:
         """What the resources still unprepared wait for, from their last attempt."""
