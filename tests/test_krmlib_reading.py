@@ -309,21 +309,21 @@ def test_every_function_reads_a_later_bom_and_a_tab_after_a_colon(function: str)
 
 
 def test_reading_a_resource_list_passes_each_module_once_in_order() -> None:
-    """`ResourceList.parse` → the reader (bounds in `_yaml`, the check in `_syntax`, the split)
+    """`ResourceList.parse` → the reader (bounds in `engines`, the check in `syntax`, the split)
     → back to `resourcelist`, which makes the list: one pass down and up, no module re-entered
     from another stage. Calls into the types (objects, results, paths, scanners) are leaves."""
     import krmlib._io.reader  # noqa: F401  (loaded before tracing)
 
-    leaves = {"object", "collection", "results", "errors", "pkgpath", "paths", "_scan"}
-    leaves |= {"_scalars", "_libyaml", "_emit", "_storage"}  # _storage: the objects' content
-    helpers = {"_yaml", "_background", "_syntax"}
+    leaves = {"object", "collection", "results", "errors", "pkgpath", "paths", "scan"}
+    leaves |= {"scalars", "libyaml", "emit", "storage", "trees"}  # storage: the objects' content
+    helpers = {"engines", "background", "syntax"}
     text = HEAD + "".join(CM.replace("first", f"c{n}") for n in range(3))
     visits: list[str] = []
 
     def trace(frame: object, event: str, arg: object) -> None:
         module = getattr(frame, "f_globals", {}).get("__name__", "")
         if event == "call" and module.startswith("krmlib."):
-            name = module.split(".", 1)[1]
+            name = module.rsplit(".", 1)[1]  # krmlib._io.reader: "reader"
             if name not in leaves and (not visits or visits[-1] != name):
                 visits.append(name)
 
@@ -333,7 +333,7 @@ def test_reading_a_resource_list_passes_each_module_once_in_order() -> None:
     finally:
         sys.setprofile(None)
     first = list(dict.fromkeys(visits))
-    assert first == ["resourcelist", "_reader", "_yaml", "_syntax"]
+    assert first == ["resourcelist", "reader", "engines", "syntax"]
     stages = [name for name in visits if name not in helpers]
     stages = [name for i, name in enumerate(stages) if i == 0 or stages[i - 1] != name]
-    assert stages == ["resourcelist", "_reader", "resourcelist"]
+    assert stages == ["resourcelist", "reader", "resourcelist"]
