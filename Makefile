@@ -29,9 +29,9 @@ install: $(STAMP)
 # sandbox sets PYTHONDONTWRITEBYTECODE, so without it every run compiled krmlib and krmfn from
 # source (~45 ms of CPU per run). compileall rewrites only what changed; an edited file newer than
 # its .pyc is recompiled in memory by Python, never run stale.
-PACKAGE_FILES := $(sort $(wildcard krmlib/*.py krmfn/*.py krmfn/*/*.py krmfn/*/*.md \
+PACKAGE_FILES := $(sort $(wildcard krmlib/*.py krmlib/*/*.py krmfn/*.py krmfn/*/*.py krmfn/*/*.md \
 	krmfn/*/schemas/*.json) \
-	$(shell find krmlib/_templates -type f -not -path '*/__pycache__/*' 2>/dev/null))
+	$(shell find krmlib/_io/templates -type f -not -path '*/__pycache__/*' 2>/dev/null))
 FILE_LIST := $(VENV)/.package-files
 $(shell mkdir -p $(VENV) && (echo '$(PACKAGE_FILES)' | cmp -s - $(FILE_LIST) || echo '$(PACKAGE_FILES)' > $(FILE_LIST)))
 

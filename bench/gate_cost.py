@@ -5,7 +5,7 @@
 Each round runs every variant once, alternating, as a child process reading the benchmark's
 ResourceList on stdin and writing to /dev/null: ``none`` (the gate switched off: no snapshot,
 no write hook, no checks), ``gate`` (as shipped) and, with ``--old FILE``, ``old`` (another
-version of ``krmlib/_gate.py``, e.g. ``git show main:krmlib/_gate.py > /tmp/old_gate.py``).
+version of ``krmlib/_io/gate.py``, e.g. ``git show main:krmlib/_io/gate.py > /tmp/old_gate.py``).
 CPU is user+sys of the child (``resource.getrusage(RUSAGE_CHILDREN)``, its own children
 included); a variant's figure is the minimum over the rounds, and the gate's share is
 ``(gate - none) / none``. FUNCTION is a krmfn function name (``interface-expander``) or a file
@@ -31,7 +31,7 @@ variant, target, old = sys.argv[1], sys.argv[2], sys.argv[3]
 import krmlib
 if variant == "none":
     import contextlib
-    from krmlib import _gate
+    from krmlib._io import gate as _gate
     class _Nothing:
         def __init__(self, rl): pass
     _gate.Snapshot = _Nothing
@@ -40,11 +40,11 @@ if variant == "none":
     _gate.check_text = lambda pieces, rl: []
 elif variant == "old":
     import importlib.util
-    spec = importlib.util.spec_from_file_location("krmlib._gate", old)
+    spec = importlib.util.spec_from_file_location("krmlib._io.gate", old)
     module = importlib.util.module_from_spec(spec)
-    sys.modules["krmlib._gate"] = module
+    sys.modules["krmlib._io.gate"] = module
     spec.loader.exec_module(module)
-    krmlib._gate = module
+    krmlib._io.gate = module
 sys.argv = [target]
 if target.endswith(".py"):
     runpy.run_path(target, run_name="__main__")
@@ -82,7 +82,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--size", type=int, default=10000)
-    parser.add_argument("--old", help="another krmlib/_gate.py to compare")
+    parser.add_argument("--old", help="another krmlib/_io/gate.py to compare")
     parser.add_argument(
         "--callgrind",
         action="store_true",

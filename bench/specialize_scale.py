@@ -23,7 +23,7 @@ from pathlib import Path
 
 from krmfn.ipam_allocator.space import read_space
 from krmfn.ipam_allocator.specialize import Run
-from krmlib import read_objects
+from krmlib.packages import read_objects
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "free5gc-two-clusters"

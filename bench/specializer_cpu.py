@@ -272,7 +272,7 @@ MEASURING = "# --- measuring " + "-" * 81  # the packages do not depend on what 
 # krmlib's own cost: the same runner (read, whole-input check, write) with a process that does
 # nothing; what the function adds is the difference.
 FLOOR = (
-    "import sys; from krmlib.runner import run; "
+    "import sys; from krmlib._io.runner import run; "
     "sys.exit(run(lambda rl, config: None, name='floor'))"
 )
 

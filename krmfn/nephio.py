@@ -5,7 +5,7 @@ requirement, claim and infrastructure objects, the ``specializer.nephio.org/*`` 
 two forms of Kptfile condition types (Nephio's ``<group>/<version>.<Kind>.<name>`` and the
 Interface design's ``<group>-<version>-<kind>-<name>``) and the checks of the cluster objects.
 It imports krmlib's public names only, so a function pays nothing at start-up for it
-(``krmfn.tko`` loads the merge and krmlib.package). Sources: nephio-project/nephio
+(``krmfn.tko`` loads the merge and krmlib._io.package). Sources: nephio-project/nephio
 ``krm-functions/lib/condkptsdk/sdk.go`` (the annotations), ``krm-functions/lib/kptfile/v1/
 condition_type.go`` (the condition types), the Interface function design (``../seeds/``) for the
 design's forms; the cluster checks are those of nephio-project/api ``infra/v1alpha1``

@@ -34,12 +34,12 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Literal, NamedTuple, Protocol
 
-from ._storage import of
-from .collection import Items
-from .errors import KrmError
-from .object import KubeObject
-from .paths import parse_path
-from .pkgpath import default_file_name
+from ._base.errors import KrmError
+from ._base.paths import parse_path
+from ._base.pkgpath import default_file_name
+from ._model.collection import Items
+from ._model.object import KubeObject
+from ._model.storage import of
 
 __all__ = [
     "Action",

@@ -42,11 +42,16 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from . import _yaml
 from ._config.records import FunctionConfig
-from .package import ALLOW_READ_ENV
-from .resourcelist import ResourceList
-from .runner import Process, run_text
+from ._io import runner as _runner
+from ._io.confine import ALLOW_READ_ENV
+from ._io.resourcelist import ResourceList
+from ._io.runner import Process
+from ._yaml import engines as _yaml
+
+# In-process runs without the console script (tests, other tools); krmlib.testing's since 0.2.
+run_text = _runner.run_text
+run_resource_list = _runner.run_resource_list
 
 UPDATE_ENV = "KRMLIB_UPDATE_GOLDEN"  # the old name, KRMFN_UPDATE_GOLDEN, still works
 DEFAULT_ENV = {"SOURCE_DATE_EPOCH": "1700000000"}
@@ -73,7 +78,7 @@ __all__ = [
 def updating() -> bool:
     """Whether expected files are rewritten (``pytest --update-golden`` or
     ``KRMLIB_UPDATE_GOLDEN=1``), read at each call."""
-    from .errors import setting
+    from ._base.errors import setting
 
     return (setting("UPDATE_GOLDEN") or "") not in ("", "0", "false")
 
@@ -206,8 +211,8 @@ def package_source(package: Path, config: Path | None = None) -> str:
     """The ResourceList krmlib makes of a package without kpt: the items kpt reads, in kpt's
     order, with kpt's path and index annotations, each as its file wrote it (kpt reformats
     them, so the text differs from :func:`kpt_source`'s; the data is the same)."""
-    from .object import ANN_INDEX, ANN_LEGACY_INDEX
-    from .package import Package
+    from ._io.package import Package
+    from ._model.object import ANN_INDEX, ANN_LEGACY_INDEX
 
     rl = ResourceList()
     for obj in Package.read(package).items:
@@ -227,7 +232,7 @@ def assert_same_text(actual: str, expected_file: Path) -> None:
     """Compare with an expected file (or write it when updating)."""
     __tracebackhide__ = True  # a failure shows the diff, not the harness
     if updating():
-        from ._atomic import write_file
+        from ._io.atomic import write_file
 
         expected_file.parent.mkdir(parents=True, exist_ok=True)
         # The atomic writer keeps a user's file without its final newline; a golden file takes
@@ -268,7 +273,7 @@ def _strip_results(rl_text: str) -> str:
 def _as_data(rl_text: str) -> Any:
     """A ResourceList as plain data without kpt's bookkeeping annotations (an annotations map
     left empty by that is dropped), to compare outputs made from differently formatted inputs."""
-    from .package import is_kpt_internal
+    from ._io.package import is_kpt_internal
 
     doc = _yaml.load_plain(rl_text) or {}
     for item in [*(doc.get("items") or []), doc.get("functionConfig")]:

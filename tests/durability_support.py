@@ -9,7 +9,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from krmlib._atomic import PENDING_MARK, is_leftover
+from krmlib._io.atomic import PENDING_MARK, is_leftover
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "oran-cu"
@@ -118,7 +118,8 @@ def old_or_new(after: Snapshot, old: Snapshot, new: Snapshot) -> list[str]:
 
 
 def _whole(rel: str, data: bytes) -> bool:
-    from krmlib import KrmError, read_documents
+    from krmlib import KrmError
+    from krmlib.packages import read_documents
 
     if not (rel.endswith((".yaml", ".yml")) or rel.endswith("Kptfile")):
         return False

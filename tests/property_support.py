@@ -7,7 +7,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from krmlib import KubeObject, ResourceList, _yaml
+from krmlib import KubeObject, ResourceList
+from krmlib._yaml import engines as _yaml
 from tests.test_krmlib_properties import (
     COMMENTS,
     NAMES,

@@ -77,7 +77,7 @@ def test_in_a_resource_list_item_too() -> None:
 def test_kpt_path_annotations_added_on_reading_keep_the_comment_below(tmp_path: object) -> None:
     from pathlib import Path
 
-    from krmlib import read_files
+    from krmlib.packages import read_files
 
     assert isinstance(tmp_path, Path)
     (tmp_path / "ns.yaml").write_text(

@@ -11,7 +11,8 @@ import pytest
 from krmfn.applyset_labeler import Config, applyset_id, process
 from krmfn.applyset_labeler.prune import first_difference
 from krmfn.applyset_labeler.scope import Scopes
-from krmlib import KubeObject, ResourceList, run_resource_list
+from krmlib import KubeObject, ResourceList
+from krmlib.testing import run_resource_list
 
 ID_RE = re.compile(r"^applyset-[A-Za-z0-9_-]{43}-v1$")
 

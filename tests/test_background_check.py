@@ -1,4 +1,4 @@
-"""The whole-input check run in a forked child (krmlib/_background.py) changes nothing but time.
+"""The whole-input check run in a forked child (krmlib/_io/background.py) changes nothing but time.
 
 A big input is checked in a child while the function works; the output waits for the verdict.
 These tests run the console scripts with the child forced on (``KRMFN_BACKGROUND_CHECK=1``) and
@@ -111,7 +111,7 @@ def test_verify_raises_before_a_side_effect_when_the_check_fails() -> None:
     done = _script(
         """
         import sys
-        from krmlib.resourcelist import CheckFailed, ResourceList
+        from krmlib._io.resourcelist import CheckFailed, ResourceList
         rl = ResourceList.parse(sys.stdin.read(), background=True)
         assert rl._pending is not None, "no child"
         try:
@@ -131,7 +131,7 @@ def test_a_child_that_dies_is_an_internal_error_not_a_pass() -> None:
     done = _script(
         """
         import os, signal
-        from krmlib import _background
+        from krmlib._io import background as _background
         pending = _background.start(lambda: os.kill(os.getpid(), signal.SIGKILL))
         try:
             pending.result()
@@ -147,7 +147,7 @@ def test_no_child_in_a_threaded_process_or_when_turned_off() -> None:
     done = _script(
         """
         import os, threading, time
-        from krmlib import _background
+        from krmlib._io import background as _background
         print(_background.wanted(10**7))
         os.environ[_background.ENV] = "0"
         print(_background.wanted(10**7))
@@ -193,7 +193,7 @@ def test_the_child_does_not_hold_the_functions_stdout(tmp_path: Path) -> None:
     body = f"""
         import time
         from pathlib import Path
-        from krmlib import _background
+        from krmlib._io import background as _background
         def work():
             time.sleep(5)
             Path({str(marker)!r}).touch()
@@ -214,7 +214,8 @@ def test_the_child_does_the_whole_input_check_alone_on_a_regular_package(
     """The child's work (``_reader.check_apart``) is the pass and the outline's checks: no
     second split of the items (the parent splits them); the same verdict as a full read on every
     broken package, and on every bad input of the corpus."""
-    from krmlib import _reader, _yaml
+    from krmlib._io import reader as _reader
+    from krmlib._yaml import engines as _yaml
 
     def forked(data: bytes) -> str | None:
         """The text a child is given (None: refused before any child, or not UTF-8)."""

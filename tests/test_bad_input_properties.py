@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from krmlib import ResourceList
-from krmlib.runner import decode, run_text
+from krmlib._io.runner import decode, run_text
 
 FULL = os.environ.get("HYPOTHESIS_PROFILE") == "full"
 HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large]

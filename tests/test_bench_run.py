@@ -70,7 +70,7 @@ def test_parse_importtime() -> None:
         "import time:      1000 |       4000 |   yaml\n"
         "import time:      6000 |       6000 |   pydantic\n"
         "import time:      1000 |      11000 | krmlib\n"
-        "import time:       500 |        500 | krmlib.object\n"
+        "import time:       500 |        500 | krmlib._model.object\n"
         "some other line\n"
     )
     total, top = run.parse_importtime(stderr)

@@ -1,4 +1,4 @@
-"""The whole-input check's C walk (krmlib._ccheck, sdk/src/_ccheck.c) against the Python walk.
+"""The whole-input check's C walk (krmlib._yaml.ccheck, sdk/src/_ccheck.c) against the Python walk.
 
 The extension answers an accepted input's outline or "unsure"; unsure runs the Python walk,
 which gives every refusal and message. So the two agree when, for every input, the C walk is
@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from krmlib import _syntax
-from krmlib.errors import InputError
+from krmlib._base.errors import InputError
+from krmlib._yaml import syntax as _syntax
 from tests import layouts
 from tests.test_bad_input_properties import BASE, corrupted
 
@@ -93,7 +93,7 @@ TEXTS = _texts()
 
 def test_the_extension_is_built_in_this_install() -> None:
     """`make install` and the test-pythons venvs build it (sdk/setup.py)."""
-    assert _syntax._fast is not None, "krmlib._ccheck is missing: is libyaml-dev installed?"
+    assert _syntax._fast is not None, "krmlib._yaml.ccheck is missing: is libyaml-dev installed?"
 
 
 def test_every_testdata_and_example_file_agrees() -> None:
@@ -211,7 +211,7 @@ def test_the_cases_the_c_walk_leaves_to_python_agree(text: str) -> None:
 
 
 def test_the_variable_turns_the_extension_off() -> None:
-    code = "from krmlib import _syntax; print(_syntax._fast is None)"
+    code = "from krmlib._yaml import syntax as _syntax; print(_syntax._fast is None)"
     env = {**os.environ, _syntax.PYTHON_CHECK_ENV: "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == "True", out.stderr

@@ -21,7 +21,9 @@ from krmfn.preparer import Config as PreparerConfig
 from krmfn.preparer import process as preparer_process
 from krmfn.topology_to_pvs import Config as TopologyConfig
 from krmfn.topology_to_pvs import process as topology_process
-from krmlib import FunctionConfig, ResourceList, _yaml, run_text
+from krmlib import FunctionConfig, ResourceList
+from krmlib._yaml import engines as _yaml
+from krmlib.testing import run_text
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
 Process = Callable[[ResourceList, Any], None]

@@ -27,8 +27,8 @@ from krmfn.nad_generator import process as nad_generator
 from krmfn.registry import BY_NAME
 from krmfn.topology_to_pvs import Config as TopologyConfig
 from krmfn.topology_to_pvs import process as topology
-from krmlib import ResourceList, run_text
-from krmlib.testing import DEFAULT_ENV, golden_cases, kpt_source
+from krmlib import ResourceList
+from krmlib.testing import DEFAULT_ENV, golden_cases, kpt_source, run_text
 
 ROOT = Path(__file__).resolve().parent.parent
 CRDS = ROOT / "testdata" / "crds"

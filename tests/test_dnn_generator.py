@@ -11,7 +11,8 @@ import yaml
 
 from krmfn.dnn_generator import Config, process
 from krmfn.dnn_generator.process import DnnGenerator
-from krmlib import ResourceList, run_resource_list
+from krmlib import ResourceList
+from krmlib.testing import run_resource_list
 
 KPTFILE = {
     "apiVersion": "kpt.dev/v1",

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from krmfn.registry import FUNCTIONS as REGISTRY
-from krmlib import remove_leftovers, write_file
-from krmlib._atomic import NewFolder, temp_name
+from krmlib._io.atomic import NewFolder, temp_name
+from krmlib.packages import remove_leftovers, write_file
 from tests.durability_support import (
     BIN,
     EXAMPLE,

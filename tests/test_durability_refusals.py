@@ -397,7 +397,7 @@ def _held(*specs: str) -> subprocess.Popen[str]:
 def test_locks_of_nested_trees_exclude_writers_and_share_readers(
     tmp_path: Path, prepared: dict[str, bytes]
 ) -> None:
-    """The locks another command holds, taken as krmlib.tree_lock takes them: a reader of ROOT
+    """The locks another command holds, taken as krmlib.packages.tree_lock takes them: a reader of ROOT
     (shared), a writer of the tree enclosing ROOT (exclusive above it), a writer of a tree
     inside ROOT (exclusive below it, shared on ROOT). prepare-all --no-wait refuses to write
     under each; --check --no-wait reads beside a reader, never beside the writer of a tree

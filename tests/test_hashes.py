@@ -1,4 +1,4 @@
-"""krmlib's name hashes (krmlib/_hashes.py): hashlib's digests, without loading OpenSSL."""
+"""krmlib's name hashes (krmlib/_base/hashes.py): hashlib's digests, without loading OpenSSL."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from krmlib import sha1_hex, sha256_digest, sha256_hex
+from krmlib import sha256_digest, sha256_hex
+from krmlib.packages import sha1_hex
 
 TEXTS = ["", "a", "nephio-upf.edge-1", "é ü 漢字", "x" * 10_000]
 
@@ -24,7 +25,7 @@ def test_same_digests_as_hashlib(text: str) -> None:
 def test_openssl_is_not_loaded() -> None:
     code = (
         "import sys\n"
-        "from krmlib import sha1_hex, sha256_hex\n"
+        "from krmlib.packages import sha1_hex; from krmlib import sha256_hex\n"
         "sha1_hex('a'), sha256_hex('a')\n"
         "print(sorted(m for m in ('hashlib', '_hashlib') if m in sys.modules))\n"
     )

@@ -12,7 +12,8 @@ import pytest
 from krmfn.interface_expander import Config, process
 from krmfn.interface_expander.naming import child_name, spec_hash
 from krmfn.nephio import design_condition_type
-from krmlib import Conditions, ResourceList, run_resource_list
+from krmlib import Conditions, ResourceList
+from krmlib.testing import run_resource_list
 
 PKG = Path(__file__).resolve().parent.parent / "krmfn" / "interface_expander"
 SCRIPT = Path(sys.executable).parent / "krmfn-interface-expander"

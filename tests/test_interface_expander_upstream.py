@@ -15,7 +15,7 @@ import pytest
 
 from krmfn.interface_expander import Config, process
 from krmlib import ResourceList
-from krmlib.runner import run_text
+from krmlib._io.runner import run_text
 from krmlib.testing import DEFAULT_ENV, GoldenCase, golden_cases, kpt_source
 from tests.upstream_cases import assert_same_items
 

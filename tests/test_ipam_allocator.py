@@ -16,7 +16,8 @@ from krmfn.ipam_allocator.claims import Claim, mock_answer
 from krmfn.ipam_allocator.engine import Allocator, LedgerConflict
 from krmfn.ipam_allocator.ledger import IpEntry, VlanEntry, format_ledger, read_ledger
 from krmfn.ipam_allocator.space import read_space
-from krmlib import KrmError, KubeObject, read_documents
+from krmlib import KrmError, KubeObject
+from krmlib.packages import read_documents
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "free5gc-two-clusters"
@@ -347,7 +348,7 @@ def test_allocations_are_addresses() -> None:
 
 def test_a_ledger_neither_in_the_package_nor_findable_is_an_error_not_an_empty_ledger() -> None:
     from krmfn.registry import BY_NAME
-    from krmlib import run_text
+    from krmlib.testing import run_text
 
     text = (
         "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"

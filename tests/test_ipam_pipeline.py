@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from krmfn.registry import BY_NAME
-from krmlib import ResourceList, run_text
-from krmlib.testing import DEFAULT_ENV, kpt_source
+from krmlib import ResourceList
+from krmlib.testing import DEFAULT_ENV, kpt_source, run_text
 from tests import test_nephio_pipeline as pipeline
 
 ALLOCATOR = BY_NAME["ipam-allocator"]

@@ -15,7 +15,8 @@ from krmfn.ipam_allocator.claims import Claim
 from krmfn.ipam_allocator.engine import Allocator, interval
 from krmfn.ipam_allocator.ledger import format_ledger, read_ledger
 from krmfn.ipam_allocator.space import Space, read_space
-from krmlib import KubeObject, read_documents
+from krmlib import KubeObject
+from krmlib.packages import read_documents
 
 CLUSTERS = ["edge01", "edge02", "regional"]
 INSTANCES = ["vpc-a", "vpc-b"]

@@ -1,6 +1,6 @@
 """kpt's rules of package content, compared with the real `kpt fn source` (1.0.0-beta.56).
 
-Each tree exercises one rule of ``krmlib/_reader.py``: `.krmignore` at the root and at each
+Each tree exercises one rule of ``krmlib/_io/reader.py``: `.krmignore` at the root and at each
 subpackage's root (gitignore syntax: anchored and unanchored names, folders, globs, `**`,
 negation), hidden files and hidden folders (`.git` included: kpt skips nothing by name),
 `*.json` files (read), symbolic links to files (read through) and to folders
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from krmlib import read_package
-from krmlib.package import package_files
+from krmlib._io.package import package_files
+from krmlib.packages import read_package
 from krmlib.testing import kpt_source
 
 pytestmark = pytest.mark.kpt

@@ -13,8 +13,8 @@ import pytest
 
 from krmfn.applyset_labeler.prune import RESOURCE_ID_ANNOTATIONS, first_difference
 from krmfn.registry import BY_NAME, FUNCTIONS
-from krmlib import ResourceList, run_resource_list
-from krmlib.testing import GoldenCase, golden_cases, kpt_source
+from krmlib import ResourceList
+from krmlib.testing import GoldenCase, golden_cases, kpt_source, run_resource_list
 
 ROOT = Path(__file__).resolve().parent.parent
 KPT_MAIN = "23c57d7fae70ee87265d17e7fa75955d1c12e553"

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from krmlib import Condition, Conditions, KubeObject, ResourceList
-from krmlib._storage import of
-from krmlib.object import item_to_doc, span_object
+from krmlib._model.object import item_to_doc, span_object
+from krmlib._model.storage import of
 
 
 class ValuesConditions:

@@ -13,7 +13,7 @@ from krmlib import (
     format_path,
     parse_path,
 )
-from krmlib._storage import of
+from krmlib._model.storage import of
 
 DOC = """\
 # head comment

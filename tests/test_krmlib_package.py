@@ -1,4 +1,4 @@
-"""krmlib.package: kpt packages on disk (read, write back, kpt-internal annotations) and the
+"""krmlib._io.package: kpt packages on disk (read, write back, kpt-internal annotations) and the
 confinement of the files a config names."""
 
 from __future__ import annotations
@@ -9,29 +9,25 @@ from pathlib import Path
 
 import pytest
 
-import krmlib.package as package_module
-from krmlib import (
+import krmlib._io.package as package_module
+from krmlib import KrmError, KubeObject, ResourceList, check_relative_path, read_named_file
+from krmlib._io import tree as _tree
+from krmlib._model.storage import of
+from krmlib._yaml import engines as _yaml
+from krmlib.packages import (
     ALLOW_READ_ENV,
-    KrmError,
-    KubeObject,
     Package,
-    ResourceList,
-    _reader,
-    _yaml,
     check_readable,
-    check_relative_path,
     command_read_root,
     is_kpt_internal,
     package_tree_root,
     read_file_text,
-    read_named_file,
     read_package,
     safe_target,
     without_annotations,
     without_kpt_internal,
     write_package,
 )
-from krmlib._storage import of
 from krmlib.testing import kpt_source
 
 KPTFILE = "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n"
@@ -248,7 +244,7 @@ def test_reading_annotates_in_one_edit_as_the_splicer_does_in_four(metadata: str
     bytes as setting the four one after the other."""
     text = f"apiVersion: v1\nkind: ConfigMap\n{metadata}data:\n  k: v\n"
     fast, slow = KubeObject.from_yaml(text), KubeObject.from_yaml(text)
-    _reader.annotate(fast, rel, 3, None)
+    _tree.annotate(fast, rel, 3, None)
     for key, value in [
         ("internal.config.kubernetes.io/path", rel),
         ("config.kubernetes.io/path", rel),

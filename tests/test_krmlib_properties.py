@@ -8,8 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from krmlib import KubeObject, ResourceList, _scalars, _splice, _yaml
-from krmlib._storage import of
+from krmlib import KubeObject, ResourceList
+from krmlib._model.storage import of
+from krmlib._yaml import engines as _yaml
+from krmlib._yaml import scalars as _scalars
+from krmlib._yaml import splice as _splice
 
 # Plain names that YAML 1.1 readers (kubectl) take for booleans: refused as names (issue 27.2),
 # so the generators of valid packages leave them out.
@@ -176,7 +179,7 @@ EMIT_VALUES = st.recursive(
 @SETTINGS
 @given(st.dictionaries(EMIT_KEYS, EMIT_VALUES, min_size=1, max_size=5))
 def test_small_emitter_equals_round_trip(data: dict[str, Any]) -> None:
-    from krmlib._emit import emit
+    from krmlib._yaml.emit import emit
 
     text = emit(data)
     if text is not None:
@@ -185,7 +188,7 @@ def test_small_emitter_equals_round_trip(data: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("value", EMIT_STRINGS_LIST)
 def test_small_emitter_quotes_every_sample_string_like_the_round_trip(value: str) -> None:
-    from krmlib._emit import emit
+    from krmlib._yaml.emit import emit
 
     data = {"message": value, "list": [value, {"k": value}]}
     text = emit(data)
@@ -194,7 +197,7 @@ def test_small_emitter_quotes_every_sample_string_like_the_round_trip(value: str
 
 
 def test_small_emitter_writes_typical_new_objects() -> None:
-    from krmlib._emit import emit
+    from krmlib._yaml.emit import emit
 
     child = {
         "apiVersion": "ipam.nephio.org/v1alpha1",

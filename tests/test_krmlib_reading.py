@@ -12,8 +12,9 @@ import sys
 
 import pytest
 
-from krmlib import InputError, ResourceList, run_text
-from krmlib._syntax import MAX_DEPTH, MAX_KEY
+from krmlib import InputError, ResourceList
+from krmlib._yaml.syntax import MAX_DEPTH, MAX_KEY
+from krmlib.testing import run_text
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
 CM = "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: first\n"
@@ -179,7 +180,7 @@ def test_a_failing_console_script_prints_no_traceback_and_no_half_output() -> No
     script = (
         "import sys\n"
         "from krmlib import ResourceList, run\n"
-        "from krmlib import object as o\n"
+        "from krmlib._model import object as o\n"
         "def process(rl, config):\n"
         "    rl.items[0].set('data.x', 1)\n"  # an int is written by to_item (no splice)
         "    o.KubeObject.to_item = lambda self: 1 / 0\n"
@@ -210,7 +211,7 @@ def test_a_bom_at_the_start_of_a_later_document_is_read() -> None:
     rl = ResourceList.parse(stream)
     assert [o.name for o in rl.items] == ["a", "b"]
     assert all("\ufeff" not in o.to_yaml() for o in rl.items)
-    from krmlib import read_documents
+    from krmlib.packages import read_documents
 
     assert [o.name for o in read_documents(stream, "file.yaml")] == ["a", "b"]
     # A mark inside a value is content, kept.
@@ -248,8 +249,8 @@ def test_krmlibs_writes_wait_for_the_input_checks_verdict(tmp_path: object) -> N
     )
     script = f"""
 import sys
-from krmlib import KubeObject, write_package
-from krmlib.resourcelist import CheckFailed, ResourceList
+from krmlib import KubeObject; from krmlib.packages import write_package
+from krmlib._io.resourcelist import CheckFailed, ResourceList
 rl = ResourceList.parse(sys.stdin.read(), background=True)
 assert rl._pending is not None, "no child"
 obj = KubeObject.from_dict({{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {{"name": "n"}}}})
@@ -308,21 +309,21 @@ def test_every_function_reads_a_later_bom_and_a_tab_after_a_colon(function: str)
 
 
 def test_reading_a_resource_list_passes_each_module_once_in_order() -> None:
-    """`ResourceList.parse` → the reader (bounds in `_yaml`, the check in `_syntax`, the split)
+    """`ResourceList.parse` → the reader (bounds in `engines`, the check in `syntax`, the split)
     → back to `resourcelist`, which makes the list: one pass down and up, no module re-entered
     from another stage. Calls into the types (objects, results, paths, scanners) are leaves."""
-    import krmlib._reader  # noqa: F401  (loaded before tracing)
+    import krmlib._io.reader  # noqa: F401  (loaded before tracing)
 
-    leaves = {"object", "collection", "results", "errors", "pkgpath", "paths", "_scan"}
-    leaves |= {"_scalars", "_libyaml", "_emit", "_storage"}  # _storage: the objects' content
-    helpers = {"_yaml", "_background", "_syntax"}
+    leaves = {"object", "collection", "results", "errors", "pkgpath", "paths", "scan"}
+    leaves |= {"scalars", "libyaml", "emit", "storage", "trees"}  # storage: the objects' content
+    helpers = {"engines", "background", "syntax"}
     text = HEAD + "".join(CM.replace("first", f"c{n}") for n in range(3))
     visits: list[str] = []
 
     def trace(frame: object, event: str, arg: object) -> None:
         module = getattr(frame, "f_globals", {}).get("__name__", "")
         if event == "call" and module.startswith("krmlib."):
-            name = module.split(".", 1)[1]
+            name = module.rsplit(".", 1)[1]  # krmlib._io.reader: "reader"
             if name not in leaves and (not visits or visits[-1] != name):
                 visits.append(name)
 
@@ -332,7 +333,7 @@ def test_reading_a_resource_list_passes_each_module_once_in_order() -> None:
     finally:
         sys.setprofile(None)
     first = list(dict.fromkeys(visits))
-    assert first == ["resourcelist", "_reader", "_yaml", "_syntax"]
+    assert first == ["resourcelist", "reader", "engines", "syntax"]
     stages = [name for name in visits if name not in helpers]
     stages = [name for i, name in enumerate(stages) if i == 0 or stages[i - 1] != name]
-    assert stages == ["resourcelist", "_reader", "resourcelist"]
+    assert stages == ["resourcelist", "reader", "resourcelist"]

@@ -8,17 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from krmlib import (
-    FunctionConfig,
-    InputError,
-    KrmError,
-    KubeObject,
-    Record,
-    ResourceList,
-    Severity,
-    run_text,
-)
-from krmlib._storage import of
+from krmlib import FunctionConfig, InputError, KrmError, KubeObject, Record, ResourceList, Severity
+from krmlib._model.storage import of
+from krmlib.testing import run_text
 
 RL = """\
 apiVersion: config.kubernetes.io/v1
@@ -256,7 +248,7 @@ def test_severity_enum_values() -> None:
 
 
 def test_unedited_items_are_spans_of_the_input_written_in_runs() -> None:
-    from krmlib import resourcelist
+    from krmlib._io import resourcelist
 
     items = "".join(
         f"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm-{i}\n" for i in range(50)

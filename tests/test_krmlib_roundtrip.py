@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from krmlib import ResourceList
-from krmlib._storage import of
+from krmlib._model.storage import of
 from krmlib.testing import kpt_source, read_tree
 
 from .kpt_packages import render

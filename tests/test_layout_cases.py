@@ -15,7 +15,9 @@ import pytest
 import yaml
 from ruamel.yaml import YAML
 
-from krmlib import KubeObject, ResourceList, _rt, _yaml
+from krmlib import KubeObject, ResourceList
+from krmlib._yaml import engines as _yaml
+from krmlib._yaml import rt as _rt
 
 BIN = Path(sys.executable).parent
 
@@ -368,7 +370,7 @@ def test_reused_anchor_names_are_not_a_warning_on_stderr() -> None:
 def test_a_crlf_file_of_several_documents_reads_as_its_lf_twin(tmp_path: Path) -> None:
     """The disk reader cut a file at its "---" lines only before a "\\n": a CRLF file was one
     document, refused ("but found another document"); kpt reads it as the LF file."""
-    from krmlib.package import read_package
+    from krmlib._io.package import read_package
 
     text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n# b\n"
     text += "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n--- # end\n\n"
@@ -431,7 +433,7 @@ def test_a_dump_that_reads_differently_is_written_again_from_the_data(
 
 
 def test_a_dump_that_never_reads_right_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    from krmlib.errors import KrmError
+    from krmlib._base.errors import KrmError
 
     monkeypatch.setattr(_rt, "dump", lambda node: "a: [joined\n")
     with pytest.raises(KrmError, match=r"^ConfigMap a: the YAML writer would change this item"):
@@ -500,7 +502,7 @@ def test_an_anchored_boolean_stays_a_boolean_in_an_edited_item() -> None:
     layout, stdin): ruamel reads an anchored ``true`` as an int subclass, and an edited item
     gave ``controller: 1`` (the owner check then passed: exit 0 where the original exits 1)."""
     node = _rt.load_rt("a: &x true\nb: *x\nc: 1\n")
-    from krmlib import _yaml
+    from krmlib._yaml import engines as _yaml
 
     assert _yaml.to_plain(node) == {"a": True, "b": True, "c": 1}
     assert [type(v) for v in _yaml.to_plain(node).values()] == [bool, bool, int]

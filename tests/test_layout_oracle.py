@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 
 from krmfn.registry import BY_NAME, FUNCTIONS
-from krmlib.runner import run_text
+from krmlib._io.runner import run_text
 from krmlib.testing import GoldenCase, case_env, golden_cases, kpt_source
 
 from .layouts import LAYOUTS, load_data, relayout

@@ -5,7 +5,7 @@ hypothesis makes random KRM objects and writes each in a random layout kpt accep
 {...}`` included); quoted keys and values; comment lines and line comments; anchors and aliases
 for repeated values; ``---``/``...`` markers and a ``%YAML 1.2`` directive; JSON documents; CRLF
 line ends; as a document or as an ``items`` entry (``- `` with the item's keys two or four deep).
-Then each fast path is held to libyaml's full parse (``krmlib._yaml_full.CoreLoader``):
+Then each fast path is held to libyaml's full parse (``krmlib._yaml.full.CoreLoader``):
 
 - the scans (``_scan.scan_header``, ``scan_metadata_map``, ``scan_value``): a certain answer is
   the parser's;
@@ -30,10 +30,12 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from krmlib import KubeObject, _scan, _storage
-from krmlib._splice import splice_set
-from krmlib._yaml_full import CoreLoader
-from krmlib.object import span_object
+from krmlib import KubeObject
+from krmlib._model import trees as _trees
+from krmlib._model.object import span_object
+from krmlib._yaml import scan as _scan
+from krmlib._yaml.full import CoreLoader
+from krmlib._yaml.splice import splice_set
 
 EXAMPLES = int(os.environ.get("KRMLIB_LAYOUT_EXAMPLES", "150"))
 SETTINGS = settings(
@@ -323,7 +325,7 @@ def paths(value: Any, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]
 
 
 def _str(value: Any) -> str:
-    return "" if value is None or value is _storage.MISSING else str(value)
+    return "" if value is None or value is _trees.MISSING else str(value)
 
 
 def with_set(data: Any, keys: tuple[str, ...], value: Any) -> Any:
@@ -348,22 +350,22 @@ def test_the_scans_answer_as_the_parser(case: tuple[str, bool, dict[str, Any]]) 
     header = _scan.scan_header(text, item_form)
     if header is not None:
         expected = tuple(
-            _str(_storage.walk(parsed, p))
+            _str(_trees.walk(parsed, p))
             for p in (("apiVersion",), ("kind",), ("metadata", "name"), ("metadata", "namespace"))
         )
         assert header == expected, (header, expected, text)
     for section in ("labels", "annotations"):
         scanned = _scan.scan_metadata_map(text, item_form, section)
         if scanned is not None:
-            value = _storage.walk(parsed, ("metadata", section))
-            expected_map = {} if value is None or value is _storage.MISSING else value
+            value = _trees.walk(parsed, ("metadata", section))
+            expected_map = {} if value is None or value is _trees.MISSING else value
             assert same(scanned, expected_map), (section, scanned, expected_map, text)
     for path in [*paths(parsed), ("absent-key", "x")]:
         found = _scan.scan_value(text, item_form, path)
         if found is _scan.UNSURE:
             continue
-        expected = _storage.walk(parsed, path)
-        if expected is _storage.MISSING:
+        expected = _trees.walk(parsed, path)
+        if expected is _trees.MISSING:
             assert found is _scan.ABSENT, (path, found, text)
         else:
             assert found is not _scan.ABSENT, (path, expected, text)
@@ -394,8 +396,8 @@ def test_the_splice_writes_what_the_parser_reads(
     text, item_form, _obj = case
     parsed = parse(text, item_form)
     for depth in range(1, len(keys)):
-        found = _storage.walk(parsed, keys[:depth])
-        if found is not _storage.MISSING and found is not None and not isinstance(found, dict):
+        found = _trees.walk(parsed, keys[:depth])
+        if found is not _trees.MISSING and found is not None and not isinstance(found, dict):
             return  # a scalar or list where the path goes on: set() refuses it
     new = splice_set(text, item_form, keys, value)
     if new is None:
@@ -411,8 +413,8 @@ def test_an_edit_changes_that_one_value(
     text, item_form, _obj = case
     parsed = parse(text, item_form)
     for depth in range(1, len(keys)):
-        found = _storage.walk(parsed, keys[:depth])
-        if found is not _storage.MISSING and found is not None and not isinstance(found, dict):
+        found = _trees.walk(parsed, keys[:depth])
+        if found is not _trees.MISSING and found is not None and not isinstance(found, dict):
             return  # a scalar or list where the path goes on: set() refuses it
     if "\r" in text:
         text = text.replace("\r\n", "\n")  # the reader reads CRLF as LF before any item is made

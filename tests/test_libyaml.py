@@ -1,4 +1,4 @@
-"""krmlib loads libyaml's parser without PyYAML's ``__init__`` (krmlib/_libyaml.py, issue 17.3).
+"""krmlib loads libyaml's parser without PyYAML's ``__init__`` (krmlib/_yaml/libyaml.py, issue 17.3).
 
 Each case runs in a fresh interpreter, once as a function's process starts (nothing has imported
 PyYAML: the placeholder package is used) and once with ``import yaml`` first (the real package):
@@ -30,8 +30,8 @@ DOCUMENTS = {
 _READ = """
 import json, sys
 {first}
-from krmlib import _yaml, errors
-from krmlib._syntax import check_syntax
+from krmlib._yaml import engines as _yaml; from krmlib._base import errors
+from krmlib._yaml.syntax import check_syntax
 out = {{}}
 for name, text in json.loads(sys.argv[1]).items():
     got = []
@@ -99,7 +99,7 @@ print(" ".join(sorted(m for m in sys.modules if m == "yaml" or m.startswith("yam
 
 def test_pyyaml_works_as_usual_after_krmlib_loaded_the_binding() -> None:
     code = """
-import krmlib._libyaml as libyaml
+import krmlib._yaml.libyaml as libyaml
 import yaml
 assert yaml.__with_libyaml__
 assert yaml.cyaml.CParser is libyaml.CParser
@@ -127,7 +127,7 @@ def test_reader_error_has_the_real_message(first: str) -> None:
     refuses control characters before the parser sees them)."""
     code = f"""
 {first}
-import krmlib._libyaml as libyaml
+import krmlib._yaml.libyaml as libyaml
 parser = libyaml.CParser("a: \\x01b\\n")
 try:
     while parser.get_event():
@@ -148,7 +148,7 @@ def test_to_plain_writes_dates_as_iso_strings_without_importing_datetime_itself(
     reader does not import datetime for that check."""
     code = """
 import sys
-from krmlib import _yaml
+from krmlib._yaml import engines as _yaml
 assert "datetime" not in sys.modules
 import datetime
 value = {"a": datetime.date(2024, 1, 2), "b": [datetime.datetime(2024, 1, 2, 3, 4, 5)]}
@@ -159,7 +159,7 @@ print(_yaml.to_plain(value))
     assert run.stdout == "{'a': '2024-01-02', 'b': ['2024-01-02T03:04:05']}\n"
 
 
-# Each shortcut of krmlib._libyaml fails safe: a ResourceList with comments, quotes, an anchor
+# Each shortcut of krmlib._yaml.libyaml fails safe: a ResourceList with comments, quotes, an anchor
 # (the full loader) and a syntax error read the same with the shortcut, after it failed, and
 # with no libyaml binding at all (PyYAML's pure-Python parser).
 _BLOCKERS = {
@@ -185,9 +185,9 @@ sys.meta_path.insert(0, NoBinding())
 _READ_FALLBACK = """
 import sys
 {blocker}
-import krmlib._libyaml as libyaml
+import krmlib._yaml.libyaml as libyaml
 from krmlib import ResourceList
-from krmlib.errors import KrmError
+from krmlib._base.errors import KrmError
 print("fallback:", libyaml.FALLBACK or "none")
 for text in sys.argv[1:]:
     try:

@@ -19,8 +19,8 @@ import pytest
 
 from krmfn.nad_generator import Config, process
 from krmfn.nad_generator.cni import Address, CniError, Route, cni_config, go_string
-from krmlib import Condition, KubeObject, ResourceList, get_conditions, run_resource_list
-from krmlib.testing import kpt_source, run_kpt
+from krmlib import Condition, KubeObject, ResourceList, get_conditions
+from krmlib.testing import kpt_source, run_kpt, run_resource_list
 
 from .kpt_packages import assert_render_changes_nothing, kptfile_conditions, render, rendered_copy
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from krmfn.nad_generator import Config, process
-from krmlib import ResourceList, run_text
-from krmlib.testing import DEFAULT_ENV, GoldenCase, golden_cases, kpt_source
+from krmlib import ResourceList
+from krmlib.testing import DEFAULT_ENV, GoldenCase, golden_cases, kpt_source, run_text
 from tests.upstream_cases import assert_same_items
 
 TESTDATA = Path(__file__).resolve().parent.parent / "testdata"

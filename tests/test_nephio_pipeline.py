@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from krmfn.registry import BY_NAME
-from krmlib import ResourceList, run_text
-from krmlib.testing import DEFAULT_ENV, KPT, kpt_source
+from krmlib import ResourceList
+from krmlib.testing import DEFAULT_ENV, KPT, kpt_source, run_text
 from tests import fn_nephio_mock_claims
 from tests.upstream_cases import assert_same_items
 

@@ -11,7 +11,8 @@ import yaml
 
 from krmfn.nfdeploy import Config, process
 from krmfn.nfdeploy.quantity import QuantityError, canonical
-from krmlib import ResourceList, get_readiness_gates, run_resource_list
+from krmlib import ResourceList, get_readiness_gates
+from krmlib.testing import run_resource_list
 
 NF = "workload.nephio.org/v1alpha1.NFDeployment.upf-edge01"
 GATE = "nephio.org.Specializer.specialize"

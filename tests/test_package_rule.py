@@ -21,7 +21,8 @@ import pytest
 import yaml
 
 from krmfn.registry import BY_NAME
-from krmlib import FunctionPackage, Items, KrmError, KubeObject, ResourceList, _storage
+from krmlib import FunctionPackage, Items, KrmError, KubeObject, ResourceList
+from krmlib._model import storage as _storage
 from krmlib.testing import GoldenCase, case_env, golden_cases, read_tree, run_kpt
 
 from .kpt_packages import render

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from krmfn.preparer.prepare_all import parse_shard, shard_of, top_level
-from krmlib import tree_lock
+from krmlib.packages import tree_lock
 from tests.durability_support import (
     BIN,
     EXAMPLE,

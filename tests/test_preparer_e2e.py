@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from krmlib import is_kpt_internal
+from krmlib.packages import is_kpt_internal
 
 from .kpt_packages import render
 

@@ -22,8 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from krmfn.preparer import Config, process, validation
-from krmlib import ConfigError, KubeObject, ResourceList, parse_config, run_resource_list
-from krmlib.testing import kpt_source, read_tree, run_kpt
+from krmlib import ConfigError, KubeObject, ResourceList, parse_config
+from krmlib.testing import kpt_source, read_tree, run_kpt, run_resource_list
 
 DATA = Path(__file__).resolve().parent.parent / "testdata" / "preparer-validation"
 KPTFILE = """\

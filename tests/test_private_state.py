@@ -1,8 +1,8 @@
-"""Private state stays private: only krmlib/object.py (KubeObject, the public face) and
-krmlib/_storage.py (the storage behind it) touch a KubeObject's private attributes.
+"""Private state stays private: only krmlib/_model/object.py (KubeObject, the public face) and
+krmlib/_model/storage.py (the storage behind it) touch a KubeObject's private attributes.
 
 Every other module of krmlib, the functions, the benchmark and the tests reach an object's
-storage through ``krmlib._storage.of(obj)`` and its documented methods. The scan reads every
+storage through ``krmlib._model.storage.of(obj)`` and its documented methods. The scan reads every
 Python file and refuses ``x._name`` where ``_name`` is a private attribute of KubeObject (its
 slots and methods, found by introspection, and the names of the storage's fields and methods
 with a leading underscore, as they were when they lived on KubeObject) and ``x`` is not ``self``
@@ -12,14 +12,15 @@ or ``cls`` (e.g. ``obj._store``, ``KubeObject._span``, ``obj._node``).
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
-from krmlib.object import KubeObject
+from krmlib._model.object import KubeObject
 
 ROOT = Path(__file__).resolve().parent.parent
 SCANNED = ("krmlib", "krmfn", "bench", "tests", "examples", "scripts")
 # The modules allowed to touch KubeObject's private state (paths from the repository's root).
-ALLOWED = frozenset({"krmlib/object.py", "krmlib/_storage.py"})
+ALLOWED = frozenset({"krmlib/_model/object.py", "krmlib/_model/storage.py"})
 
 
 def _private_names() -> frozenset[str]:
@@ -81,7 +82,7 @@ def test_the_scan_finds_a_reach(tmp_path: Path) -> None:
 
 
 def _storage_writes(path: Path, fields: frozenset[str]) -> list[str]:
-    """Assignments to a field of a :class:`krmlib._storage.Storage` reached from outside it
+    """Assignments to a field of a :class:`krmlib._model.storage.Storage` reached from outside it
     (``of(obj).header = ...``, ``store.dirty = ...``, ``obj._store.spliced = ...``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     found = []
@@ -105,7 +106,7 @@ def test_only_the_storage_writes_its_fields() -> None:
     """The text, its span and patch, the tree, the caches and the flags of an object change
     through the storage's methods only (``new_item``, ``mark_read``, ``replace_text``,
     ``splice_insert``, ``set``...): no other module, KubeObject's face included, assigns them."""
-    from krmlib._storage import Storage
+    from krmlib._model.storage import Storage
 
     fields = frozenset(Storage.__slots__)
     assert {"dirty", "header", "spliced", "text", "patch"} <= fields
@@ -114,7 +115,7 @@ def test_only_the_storage_writes_its_fields() -> None:
         for folder in SCANNED
         if (ROOT / folder).is_dir()
         for path in sorted((ROOT / folder).rglob("*.py"))
-        if str(path.relative_to(ROOT)) != "krmlib/_storage.py"
+        if str(path.relative_to(ROOT)) != "krmlib/_model/storage.py"
     ]
     found = [line for path in files for line in _storage_writes(path, fields)]
     assert found == [], "\n".join(found)
@@ -134,7 +135,7 @@ def test_the_storage_scan_finds_a_write(tmp_path: Path) -> None:
 
 
 def test_only_the_storage_imports_the_text_splicer() -> None:
-    """Text edits are computed by the pure functions of ``krmlib/_splice.py`` and applied by the
+    """Text edits are computed by the pure functions of ``krmlib/_yaml/splice.py`` and applied by the
     storage alone: no other module of krmlib or krmfn imports the splicer (4 did before)."""
     importers = []
     for folder in ("krmlib", "krmfn", "examples"):
@@ -146,6 +147,6 @@ def test_only_the_storage_imports_the_text_splicer() -> None:
                     names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
                 elif isinstance(node, ast.Import):
                     names = [a.name for a in node.names]
-                if any(n.split(".")[-1] == "_splice" or n.endswith("._splice") for n in names):
+                if any(re.search(r"(^|\.)_?splice(\.|$)", n) for n in names):
                     importers.append(path.relative_to(ROOT).as_posix())
-    assert sorted(set(importers)) == ["krmlib/_storage.py"]
+    assert sorted(set(importers)) == ["krmlib/_model/storage.py"]

@@ -1,4 +1,4 @@
-"""``krmlib.run_program``: the one way a function runs a program (issue 24.2, 24.5).
+"""``krmlib.packages.run_program``: the one way a function runs a program (issue 24.2, 24.5).
 
 Its first act is krmlib's gate: a big input whose whole-input check runs apart (a forked child)
 and refuses the input starts no program, with no ``verify()`` call by the caller. Then the
@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from krmlib import KrmError, TooMuchOutput, run_program
-from krmlib.programs import MAX_OUTPUT, STDERR_KEPT
+from krmlib import KrmError
+from krmlib._io.programs import MAX_OUTPUT, STDERR_KEPT
+from krmlib.packages import TooMuchOutput, run_program
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "oran-cu"
@@ -57,8 +58,8 @@ def script(body: str, stdin: str = "", python: str = sys.executable, *options: s
 GATED = """
     import sys
     from pathlib import Path
-    from krmlib import ResourceList, run_program
-    from krmlib.resourcelist import CheckFailed
+    from krmlib import ResourceList; from krmlib.packages import run_program
+    from krmlib._io.resourcelist import CheckFailed
 
     folder = Path(sys.argv[1])
     rl = ResourceList.parse(sys.stdin.read(), background=True)
@@ -101,7 +102,7 @@ def test_a_refusal_is_a_krm_error_with_the_checks_results() -> None:
     out = script(
         """
         import sys
-        from krmlib import KrmError, ResourceList, run_program
+        from krmlib import KrmError, ResourceList; from krmlib.packages import run_program
         rl = ResourceList.parse(sys.stdin.read(), background=True)
         try:
             run_program(["true"], b"", timeout=30)
@@ -147,7 +148,7 @@ def test_a_threaded_process_starts_the_program_instead_of_forking(tmp_path: Path
     out = script(
         """
         import _thread, time
-        from krmlib import run_program
+        from krmlib.packages import run_program
         def forked():
             print("forked", flush=True)
             return 0
@@ -232,7 +233,7 @@ STARTS = {
 
 
 def test_no_function_starts_a_program_but_through_krmlib() -> None:
-    """``krmlib.run_program`` is the one way (and its gate the one check): no module of krmfn
+    """``krmlib.packages.run_program`` is the one way (and its gate the one check): no module of krmfn
     calls ``subprocess`` or ``os`` to start or fork a process (prepare-all's worker pool forks
     itself, not a plugin)."""
     import ast

@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from krmfn.applyset_labeler import Config, process
-from krmlib import KubeObject, ResourceList, run_text
+from krmlib import KubeObject, ResourceList
+from krmlib.testing import run_text
 from tests.property_support import (
     UNRELATED,
     assert_idempotent,

@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from krmfn.interface_expander import Config, process
-from krmlib import ResourceList, run_text
+from krmlib import ResourceList
+from krmlib.testing import run_text
 from tests.property_support import (
     UNRELATED,
     assert_idempotent,

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from krmfn.merger.config import Config
 from krmfn.merger.process import process
-from krmlib import KubeObject, ResourceList, check_relative_path, run_text
+from krmlib import KubeObject, ResourceList, check_relative_path
+from krmlib.testing import run_text
 from tests.property_support import (
     UNRELATED,
     assert_idempotent,

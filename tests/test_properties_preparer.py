@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from krmfn.preparer import Config, process
-from krmlib import ResourceList, is_kptfile, run_text
+from krmlib import ResourceList, is_kptfile
+from krmlib.testing import run_text
 from tests.property_support import (
     UNRELATED,
     assert_idempotent,

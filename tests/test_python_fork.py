@@ -21,7 +21,7 @@ import pytest
 
 from krmfn.preparer.executors import run_in_group
 from krmfn.preparer.python_fork import FORK_ENV, python_script, same_interpreter
-from krmlib.programs import STDERR_KEPT
+from krmlib._io.programs import STDERR_KEPT
 
 ROOT = Path(__file__).parent.parent
 EXAMPLE = ROOT / "examples" / "oran-cu"
@@ -36,14 +36,14 @@ def write(path: Path, text: str, mode: int = 0o644) -> Path:
     return path
 
 
-# The forked path needs a process with one thread (krmlib.run_program starts the command as a
+# The forked path needs a process with one thread (krmlib.packages.run_program starts the command as a
 # process otherwise): a pytest-xdist worker has more, so the fork is taken in a fresh driver.
 DRIVER = """
 import base64, json, signal, sys
 from pathlib import Path
 from krmfn.preparer.executors import run_in_group
 from krmfn.preparer.python_fork import python_script
-from krmlib import command_read_root, fork_safe
+from krmlib.packages import command_read_root, fork_safe
 spec = json.loads(sys.argv[1])
 data = sys.stdin.buffer.read()
 taken = python_script(spec["argv"], spec["cwd"]) is not None and fork_safe()
@@ -120,7 +120,7 @@ def run_both(
 
 CONTRACT = f"""\
     import atexit, json, os, signal, sys
-    import krmlib.package
+    import krmlib._io.package
     data = sys.stdin.read()
     atexit.register(lambda: sys.stderr.write("exit handler ran\\n"))
     print(json.dumps({{
@@ -141,7 +141,7 @@ CONTRACT = f"""\
         "streams": [(s.encoding, s.errors, s.line_buffering, s.name, s.mode)
                     for s in (sys.stdin, sys.stdout, sys.stderr)],
         "same": [sys.stdin is sys.__stdin__, sys.stdout is sys.__stdout__],
-        "roots": [str(p) for p in krmlib.package._COMMAND_ROOTS.get()],
+        "roots": [str(p) for p in krmlib._io.confine._COMMAND_ROOTS.get()],
         "input": data,
         "warm": {WARM},
     }}))

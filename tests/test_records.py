@@ -15,7 +15,8 @@ import pytest
 from krmfn.applyset_labeler.scope import Scopes
 from krmfn.merger.listing import Row
 from krmfn.preparer import Outcome, prepare_all
-from krmlib import Package, Result, Severity
+from krmlib import Result, Severity
+from krmlib.packages import Package
 
 
 def test_a_result_is_equal_by_value_and_shows_its_fields() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 
 from krmlib import ResourceList
-from krmlib.runner import run_text
+from krmlib._io.runner import run_text
 
 TEXT = """\
 apiVersion: config.kubernetes.io/v1

@@ -1,6 +1,6 @@
 """The scans' regular expressions take memory bounded by the text, not by its characters.
 
-``OPEN_SCALAR`` (krmlib/_scan.py) was written ``"(?:[^"\\\n]|\\[^\n])*``: Python's engine keeps
+``OPEN_SCALAR`` (krmlib/_yaml/scan.py) was written ``"(?:[^"\\\n]|\\[^\n])*``: Python's engine keeps
 one backtracking entry per character of such a repeat, and a 100 MB quoted scalar took 12 GB
 (the ``huge-scalar`` bad input, found with peak RSS, round four). The unrolled form must answer
 exactly as the old one did, on every line.
@@ -14,7 +14,7 @@ import tracemalloc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from krmlib import _scan
+from krmlib._yaml import scan as _scan
 
 # The form before the fix, kept here as the oracle of what the answer must be.
 OLD = re.compile(r""" (?:"(?:[^"\\\n]|\\[^\n])*\\?\n|'(?:[^'\n]|'')*\n|[\[{][^\n]*(?<![\]}])\n)""")

@@ -1,4 +1,4 @@
-"""The scan of a value from an unparsed item's text (``krmlib._scan.scan_value``) answers what
+"""The scan of a value from an unparsed item's text (``krmlib._yaml.scan.scan_value``) answers what
 the parser answers, or gives way (UNSURE): never a different value, never a wrong "absent".
 
 Two oracles: hypothesis-made block YAML with every style the scan must refuse or read (comments,
@@ -19,7 +19,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from krmlib import InputError, KubeObject, _scan, _storage, _yaml
+from krmlib import InputError, KubeObject
+from krmlib._model import storage as _storage
+from krmlib._model import trees as _trees
+from krmlib._yaml import engines as _yaml
+from krmlib._yaml import scan as _scan
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -153,8 +157,8 @@ def _check(text: str, item_form: bool) -> int:
         if found is _scan.UNSURE:
             continue
         certain += 1
-        expected = _storage.walk(parsed, path)
-        if expected is _storage.MISSING:
+        expected = _trees.walk(parsed, path)
+        if expected is _trees.MISSING:
             assert found is _scan.ABSENT, (path, found, text)
         else:
             assert found is not _scan.ABSENT, (path, expected, text)

@@ -15,8 +15,12 @@ README = (ROOT / "krmlib" / "README.md").read_text()
 
 
 def test_every_public_name_has_a_directive_in_the_reference() -> None:
+    import krmlib.packages
+
     listed = re.findall(r"^\.\. auto(?:class|function|data):: krmlib\.(\w+)$", API, re.M)
     assert sorted(listed) == sorted(krmlib.__all__)
+    tooling = re.findall(r"^\.\. auto(?:class|function|data):: krmlib\.packages\.(\w+)$", API, re.M)
+    assert sorted(tooling) == sorted(krmlib.packages.__all__)
 
 
 def test_the_pages_are_in_the_table_of_contents() -> None:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from krmlib import FunctionConfig, ResourceList, run, run_resource_list
-from krmlib.testing import run_kpt
+from krmlib import FunctionConfig, ResourceList, run
+from krmlib.testing import run_kpt, run_resource_list
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
 DEPLOYMENT = (

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from krmlib import KubeObject, ResourceList, run_text
+from krmlib import KubeObject, ResourceList
 from krmlib.children import ChildSync, OwnerAnnotation, RemoveChild
+from krmlib.testing import run_text
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
 CM = (
@@ -230,9 +231,9 @@ def test_a_nul_in_new_text_that_is_not_ascii_is_refused() -> None:
 def test_the_glance_at_the_new_text_is_sure_only_of_clean_ascii(
     pieces: list[Any], clean: bool
 ) -> None:
-    from krmlib import _gate
+    from krmlib._io import glance as _glance
 
-    assert _gate._text_clean_at_a_glance(pieces) is clean
+    assert _glance._text_clean_at_a_glance(pieces) is clean
 
 
 # The gate knows objects by id(): an input item the function drops frees its id, and a new object

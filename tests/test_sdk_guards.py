@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from krmlib import KubeObject, ResourceList, run_text
-from krmlib.testing import read_tree, run_kpt
+from krmlib import KubeObject, ResourceList
+from krmlib.testing import read_tree, run_kpt, run_text
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
 CM = (
@@ -338,7 +338,7 @@ def test_krmlib_log_writes_to_stderr_never_stdout(capsys: pytest.CaptureFixture[
 
 @pytest.mark.parametrize("name", ["class", "krmlib", "yaml", "typing", "match", "json", "ruamel"])
 def test_krmlib_new_refuses_names_that_would_not_import(name: str) -> None:
-    from krmlib._scaffold import ScaffoldError, placeholders
+    from krmlib._io.scaffold import ScaffoldError, placeholders
 
     with pytest.raises(ScaffoldError, match="would not import"):
         placeholders(name, "0.1.0")
@@ -441,7 +441,7 @@ def test_under_render_a_subpackages_result_names_the_file_from_the_rendered_pack
 def test_a_new_project_builds_its_image_with_one_command(tmp_path: Path) -> None:
     import shutil
 
-    from krmlib._scaffold import new_project
+    from krmlib._io.scaffold import new_project
 
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
@@ -458,7 +458,7 @@ def test_a_new_project_builds_its_image_with_one_command(tmp_path: Path) -> None
 def test_krmlib_variables_are_named_krmlib_and_the_old_names_still_work(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from krmlib.errors import setting
+    from krmlib._base.errors import setting
     from krmlib.testing import updating
 
     monkeypatch.delenv("KRMLIB_UPDATE_GOLDEN", raising=False)

@@ -1,4 +1,4 @@
-"""krmlib.names' label key and value rules (Kubernetes' IsQualifiedName, IsValidLabelValue:
+"""krmlib._model.names' label key and value rules (Kubernetes' IsQualifiedName, IsValidLabelValue:
 k8s.io/apimachinery v0.34.1 pkg/util/validation/validation_test.go; the full lists of that test
 are in test_topology_to_pvs_porch_rules.py, whose function words these rules Porch's way)."""
 

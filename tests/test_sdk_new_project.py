@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from krmlib._cli import main as krmlib_main
-from krmlib._scaffold import TEMPLATES, ScaffoldError, new_project, placeholders
+from krmlib._io.cli import main as krmlib_main
+from krmlib._io.scaffold import TEMPLATES, ScaffoldError, new_project, placeholders
 
 EXPECTED_FILES = {
     ".gitignore",

@@ -83,7 +83,7 @@ NOT_AT_START = {"difflib", "json", "importlib.metadata", "email"}
 # ConfigMap (JSON) to validate it before marking the package prepared, as TKO does.
 USED = {"preparer": {"json"}}
 # PyYAML's pure-Python modules: krmlib loads the libyaml binding without PyYAML's __init__
-# (krmlib/_libyaml.py); a document with anchors or tags would take the full loader, none here.
+# (krmlib/_yaml/libyaml.py); a document with anchors or tags would take the full loader, none here.
 PYYAML_PURE = {
     f"yaml.{m}"
     for m in [
@@ -103,7 +103,10 @@ PYYAML_PURE = {
 }
 NOT_IN = {
     "interface-expander": {"hashlib", "pathlib"},  # pathlib: urllib.parse, ipaddress, fnmatch
-    "topology-to-pvs": {"hashlib", "pathlib"},  # a long name's hash: krmlib.sha1_hex, no OpenSSL
+    "topology-to-pvs": {
+        "hashlib",
+        "pathlib",
+    },  # a long name's hash: krmlib.packages.sha1_hex, no OpenSSL
     # the deployment commands' modules; pathlib only when spec.files names files
     "merger": {"hashlib", "krmfn.tko.child", "pathlib"},
     "preparer": {"hashlib", "subprocess", "tempfile"},  # for a plugin process

@@ -13,7 +13,7 @@ import pytest
 
 from krmfn.preparer import Config, process
 from krmfn.tko import from_kubernetes_name, id_forms, to_kubernetes_name
-from krmlib import run_resource_list
+from krmlib.testing import run_resource_list
 
 PAIRS = [
     ("demo/hello-world:v1.0.0", "demo-002fhello-002dworld-003av1.0.0"),  # KRM.md

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from krmfn.cli import main as krmfn
-from krmlib import KubeObject, read_files
+from krmlib import KubeObject
+from krmlib.packages import read_files
 
 SCENARIO = Path(__file__).parent.parent / "testdata" / "tko-scenario"
 SMF_SITES = [

@@ -21,8 +21,8 @@ import yaml
 
 from krmfn.topology_to_pvs import Config, process
 from krmfn.topology_to_pvs.pvs import CAPACITY_FIELDS, CAPACITY_FUNCTION
-from krmlib import ResourceList, run_resource_list
-from krmlib.testing import kpt_source
+from krmlib import ResourceList
+from krmlib.testing import kpt_source, run_resource_list
 
 BASIC = Path(__file__).resolve().parent.parent / "testdata" / "topology-to-pvs" / "basic"
 

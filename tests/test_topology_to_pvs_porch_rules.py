@@ -26,8 +26,8 @@ from krmfn.topology_to_pvs import Config, process
 from krmfn.topology_to_pvs.downstream import package_problem
 from krmfn.topology_to_pvs.labelselector import check_selector, may_overlap
 from krmfn.topology_to_pvs.naming import name_problem
-from krmlib import ResourceList, run_resource_list
-from krmlib.testing import kpt_source
+from krmlib import ResourceList
+from krmlib.testing import kpt_source, run_resource_list
 
 TESTDATA = Path(__file__).resolve().parent.parent / "testdata" / "topology-to-pvs"
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from krmfn.topology_to_pvs import Config, process
 from krmfn.topology_to_pvs.labelselector import clean, may_overlap, pinned
-from krmlib import run_text
+from krmlib.testing import run_text
 
 # the module (the package exports its `process` function under the same name)
 topology_process = importlib.import_module("krmfn.topology_to_pvs.process")

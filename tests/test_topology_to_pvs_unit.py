@@ -10,15 +10,8 @@ import pytest
 from krmfn.topology_to_pvs import Config, process
 from krmfn.topology_to_pvs.labelselector import check_selector, matches
 from krmfn.topology_to_pvs.naming import dns_label, label_value
-from krmlib import (
-    ConfigError,
-    KubeObject,
-    ResourceList,
-    Result,
-    parse_config,
-    run_resource_list,
-    run_text,
-)
+from krmlib import ConfigError, KubeObject, ResourceList, Result, parse_config
+from krmlib.testing import run_resource_list, run_text
 
 TESTDATA = Path(__file__).resolve().parent.parent / "testdata" / "topology-to-pvs"
 

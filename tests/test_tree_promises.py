@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from krmlib import (
+from krmlib.packages import (
     MAX_TREE_FILE,
     TreeError,
     UnlistableFolder,

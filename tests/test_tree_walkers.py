@@ -1,6 +1,6 @@
 """One walker of package trees (issue 41): the number of tree walkers cannot grow back.
 
-Every tree command lists a package tree through ``krmlib/_treefs.py`` (``walk_tree``,
+Every tree command lists a package tree through ``krmlib/_io/treefs.py`` (``walk_tree``,
 ``kptfile_folders``, ``entries``), which states the rules of SECURITY.md once (no links, no
 hidden entries, regular files, the size cap, an unlistable folder an error), and kpt's own
 rules beside them (``entries(kpt=True)``: what ``package_files`` reads). In krmfn only the
@@ -49,19 +49,19 @@ def test_krmlib_lists_a_package_tree_in_one_place() -> None:
     templates shipped in the wheel and the test helper's ``read_tree``."""
     found = _walkers("krmlib")
     assert found == {
-        "krmlib/_atomic.py": 3,
-        "krmlib/_scaffold.py": 1,
-        "krmlib/_treefs.py": 1,
+        "krmlib/_io/atomic.py": 3,
+        "krmlib/_io/scaffold.py": 1,
+        "krmlib/_io/treefs.py": 1,
         "krmlib/testing.py": 1,
     }
-    assert "scandir" in _line("krmlib/_treefs.py")
+    assert "scandir" in _line("krmlib/_io/treefs.py")
 
 
 def test_the_hidden_rule_is_stated_once() -> None:
     """A name starting with ``.`` is hidden in one function (``_treefs.is_hidden``); the
     atomic writer's own temporary names are its other use of the prefix."""
     assert _walkers("krmfn", HIDDEN_RULE) == {}
-    assert _walkers("krmlib", HIDDEN_RULE) == {"krmlib/_atomic.py": 3, "krmlib/_treefs.py": 1}
+    assert _walkers("krmlib", HIDDEN_RULE) == {"krmlib/_io/atomic.py": 3, "krmlib/_io/treefs.py": 1}
 
 
 def test_the_count_is_not_vacuous(tmp_path: Path) -> None:

@@ -14,8 +14,8 @@ import pytest
 
 from krmfn.nad_generator import Config as NadConfig
 from krmfn.nad_generator import process as nad_process
-from krmlib import KrmError, ResourceList, get_conditions, run_resource_list
-from krmlib.testing import kpt_source
+from krmlib import KrmError, ResourceList, get_conditions
+from krmlib.testing import kpt_source, run_resource_list
 
 ROOT = Path(__file__).resolve().parent.parent
 NAD_CASE = ROOT / "testdata/nad-generator/nad-updated-in-place/package"

@@ -110,7 +110,7 @@ class Config(FunctionConfig):
     @field_validator("tool_labels")
     @classmethod
     def _tool_labels_valid(cls, value: dict[str, str]) -> dict[str, str]:
-        """Written as labels on every member: Kubernetes' label rules (``krmlib.names``)."""
+        """Written as labels on every member: Kubernetes' label rules (``krmlib._model.names``)."""
         for key, text in value.items():
             problem = label_key_problem(key)
             if problem is not None:

@@ -24,7 +24,8 @@ from krmfn.nephio import (
     condition_type,
     last_segment,
 )
-from krmlib import Condition, Conditions, KubeObject, content_of, get_conditions
+from krmlib import Condition, Conditions, KubeObject, get_conditions
+from krmlib.packages import content_of
 
 DEPENDENCY = ("req.nephio.org/v1alpha1", "Dependency")
 CONFIG_API_VERSION = "ref.nephio.org/v1alpha1"

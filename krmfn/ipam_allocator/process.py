@@ -11,17 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from krmlib import (
-    Conditions,
-    KrmError,
-    KubeObject,
-    ResourceList,
-    check_readable,
-    read_documents,
-    read_named_file,
-    read_objects,
-    read_roots,
-)
+from krmlib import Conditions, KrmError, KubeObject, ResourceList, read_named_file, read_roots
+from krmlib.packages import check_readable, read_documents, read_objects
 
 from .claims import (
     Answer,

@@ -26,11 +26,13 @@ from krmlib import (
     Conditions,
     KrmError,
     KubeObject,
-    Package,
     ResourceList,
-    TooMuchOutput,
     get_conditions,
     get_readiness_gates,
+)
+from krmlib.packages import (
+    Package,
+    TooMuchOutput,
     kptfile_folders,
     read_documents,
     read_file_text,
@@ -117,7 +119,7 @@ RENDER_TIMEOUT = 600.0  # seconds for one package's kpt fn render
 
 
 def render(folder: Path) -> tuple[list[str], str]:
-    """Run the package's pipeline with kpt (through ``krmlib.run_program``, the one way a
+    """Run the package's pipeline with kpt (through ``krmlib.packages.run_program``, the one way a
     program runs: the input check's gate first, the group killed past the timeout) and write
     the result back atomically: (files written, error message). The functions the Kptfiles
     name (``exec: krmfn-<fn>``) are found beside this Python first (:func:`main` puts its folder

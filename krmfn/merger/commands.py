@@ -8,15 +8,8 @@ from functools import partial
 from pathlib import Path
 
 from krmfn.tko import APPROVED, TRUE, find_deployment, is_approved, is_prepared
-from krmlib import (
-    KrmError,
-    KubeObject,
-    Package,
-    make_folders,
-    read_files,
-    remove_leftovers,
-    tree_lock,
-)
+from krmlib import KrmError, KubeObject
+from krmlib.packages import Package, make_folders, read_files, remove_leftovers, tree_lock
 
 USAGE = """krmfn deployment create TEMPLATE [--catalog DIR] [--merge FILE...] [--stdin]
                                [--site ID] [--parent DIR] [--metadata K=V]...

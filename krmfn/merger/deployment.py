@@ -18,7 +18,8 @@ from krmfn.tko import (
     new_deployment,
 )
 from krmfn.tko.merge import merge_planned, plan
-from krmlib import Items, KrmError, KubeObject, Package, is_kptfile, read_package, write_package
+from krmlib import Items, KrmError, KubeObject, is_kptfile
+from krmlib.packages import Package, read_package, write_package
 
 from .package import read_inputs, template_files
 

@@ -5,16 +5,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, NamedTuple
 
-from krmlib import (
-    ConfigError,
-    FunctionPackage,
-    Items,
-    KrmError,
-    KubeObject,
-    check_readable,
-    read_objects,
-    read_roots,
-)
+from krmlib import ConfigError, FunctionPackage, Items, KrmError, KubeObject, read_roots
+from krmlib.packages import check_readable, read_objects
 
 from .config import Config
 

@@ -19,7 +19,8 @@ from krmfn.tko import (
     metadata_of,
 )
 from krmfn.tko.patterns import id_pattern, value_pattern
-from krmlib import KrmError, KubeObject, kptfile_folders, read_package, text_of
+from krmlib import KrmError, KubeObject, text_of
+from krmlib.packages import kptfile_folders, read_package
 
 from .listed import shown
 

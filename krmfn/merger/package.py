@@ -1,6 +1,6 @@
 """Files on disk for ``krmfn deployment create``: merge inputs, and copying the template.
 
-Reading and writing the package itself is krmlib's (``krmlib.Package``)."""
+Reading and writing the package itself is krmlib's (``krmlib.packages.Package``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from krmlib import KrmError, KubeObject, read_objects
+from krmlib import KrmError, KubeObject
+from krmlib.packages import read_objects
 
 
 def read_inputs(paths: Iterable[Path]) -> list[KubeObject]:

@@ -18,18 +18,8 @@ from krmfn.tko import (
     metadata_of,
 )
 from krmfn.tko.patterns import value_pattern
-from krmlib import (
-    Items,
-    KrmError,
-    KubeObject,
-    Results,
-    check_readable,
-    default_file_name,
-    is_kptfile,
-    kptfile_folders,
-    read_package,
-    text_of,
-)
+from krmlib import Items, KrmError, KubeObject, Results, default_file_name, is_kptfile, text_of
+from krmlib.packages import check_readable, kptfile_folders, read_package
 
 KINDS = {"templates": "Template", "sites": "Site"}
 SPEC_ID = {"templates": "templateId", "sites": "siteId"}
@@ -128,7 +118,7 @@ def load_catalog(
 ) -> Catalog:
     """The catalog from a folder (``templates/``, ``sites/``) and inline items (both may be
     given; an inline entry wins over a folder entry with the same id). With ``roots`` the folder
-    must lie inside one of them after symbolic links (see ``krmlib.check_readable``)."""
+    must lie inside one of them after symbolic links (see ``krmlib.packages.check_readable``)."""
     found: dict[str, dict[str, CatalogEntry]] = {"templates": {}, "sites": {}}
     if folder is not None:
         if roots is not None:

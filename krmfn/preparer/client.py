@@ -19,7 +19,8 @@ from krmfn.tko import (
     find_deployment,
     new_child,
 )
-from krmlib import Items, KrmError, KubeObject, Results, is_kptfile, read_package, write_package
+from krmlib import Items, KrmError, KubeObject, Results, is_kptfile
+from krmlib.packages import read_package, write_package
 
 from .catalog import Catalog, CatalogEntry, entry_metadata, with_template
 from .package import PackageView

@@ -13,16 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from krmfn.tko import is_prepared
-from krmlib import (
-    Items,
-    KrmError,
-    KubeObject,
-    ResourceList,
-    check_readable,
-    content_of,
-    is_kpt_internal,
-    read_roots,
-)
+from krmlib import Items, KrmError, KubeObject, ResourceList, read_roots
+from krmlib.packages import check_readable, content_of, is_kpt_internal
 
 from .config import PluginSpec
 from .plugins import Outcome, PluginContext, resolve_upward
@@ -87,7 +79,7 @@ def _run(ctx: PluginContext, argv: list[str], stdin: str) -> tuple[str, str, flo
     import subprocess
     import time
 
-    from krmlib import TooMuchOutput
+    from krmlib.packages import TooMuchOutput
 
     spec = ctx.spec
     name = _name(ctx)
@@ -160,11 +152,11 @@ def _parse_by(ctx: PluginContext, deadline: float, parse: Callable[[str], T], te
 def run_in_group(
     argv: list[str], data: bytes, timeout: float, cwd: str | None
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run ``argv`` through ``krmlib.run_program`` (the input check's gate first; a process
+    """Run ``argv`` through ``krmlib.packages.run_program`` (the input check's gate first; a process
     group of its own, killed whole on a timeout, ``TimeoutExpired``, or on more output than
     its cap, ``TooMuchOutput``). A Python script this interpreter would run runs in a fork of
     this process (:mod:`.python_fork`)."""
-    from krmlib import run_program
+    from krmlib.packages import run_program
 
     from .python_fork import child_of, python_script  # its own imports: not start-up costs
 

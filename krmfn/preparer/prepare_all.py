@@ -2,10 +2,10 @@
 
 A run is passes over the deployment packages, children before parents, until a pass changes
 nothing. A package is prepared in-process (its exec plugins are the only subprocesses) and written
-back through ``krmlib.Package``; a package whose files did not change since it was last prepared
-is not prepared again, and one whose Deployment is prepared is only read. The catalog is read once
-per run. With ``--jobs N`` packages that are not nested in one another run side by side in N
-worker processes (forked after the catalog is read, so they share it; a process with other
+back through ``krmlib.packages.Package``; a package whose files did not change since it was last
+prepared is not prepared again, and one whose Deployment is prepared is only read. The catalog is
+read once per run. With ``--jobs N`` packages that are not nested in one another run side by side in
+N worker processes (forked after the catalog is read, so they share it; a process with other
 threads does not fork, and prepares them one at a time).
 """
 
@@ -39,21 +39,23 @@ from krmlib import (
     Items,
     KrmError,
     KubeObject,
-    Package,
     ResourceList,
     Results,
+    parse_config,
+    read_named_file,
+    read_roots,
+    text_of,
+)
+from krmlib.packages import (
+    Package,
     command_read_root,
     die_with_parent,
     fork_safe,
     internal_error,
-    parse_config,
     read_documents,
-    read_named_file,
     read_package,
-    read_roots,
     read_tree_file,
     remove_leftovers,
-    text_of,
     tree_lock,
     unfinished_folders,
     walk_tree,

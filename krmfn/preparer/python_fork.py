@@ -6,13 +6,14 @@ which the preparer runs with its own Python; ``python3 plugin.py`` with the same
 a script whose ``#!`` line names it, directly or as ``/usr/bin/env python3`` found on ``PATH``),
 the script runs in a forked child of this process instead: what is imported already stays
 imported. The fork, its session, working folder, pipes, limits and the input check's gate are
-``krmlib.run_program``'s (``child=``), which starts the command as a process instead when this
-process has more than one thread. What is left here: which commands qualify (:func:`python_script`)
-and the child's interpreter state (:func:`child_of`): the interpreter's signal handlers and
-standard streams, ``sys.argv``, ``sys.path[0]``, then ``runpy.run_path`` as ``__main__`` and the
-exit status as the interpreter gives it. ``KRMFN_PLUGIN_FORK=0`` turns it off; so does a process
-started with interpreter options other than ``-u`` and ``-B``, and one whose ``PYTHON*``, locale or
-``HOME`` variables changed since it started (a new interpreter would start differently).
+``krmlib.packages.run_program``'s (``child=``), which starts the command as a process instead when
+this process has more than one thread. What is left here: which commands qualify
+(:func:`python_script`) and the child's interpreter state (:func:`child_of`): the interpreter's
+signal handlers and standard streams, ``sys.argv``, ``sys.path[0]``, then ``runpy.run_path`` as
+``__main__`` and the exit status as the interpreter gives it. ``KRMFN_PLUGIN_FORK=0`` turns it off;
+so does a process started with interpreter options other than ``-u`` and ``-B``, and one whose
+``PYTHON*``, locale or ``HOME`` variables changed since it started (a new interpreter would start
+differently).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class Script(NamedTuple):
 def fork_enabled() -> bool:
     """Forking is on (``KRMFN_PLUGIN_FORK`` not 0), possible (POSIX) and faithful (this
     interpreter started without options that change what a script sees). Whether it is safe
-    (one thread) is ``krmlib.run_program``'s to say, at the fork."""
+    (one thread) is ``krmlib.packages.run_program``'s to say, at the fork."""
     if os.environ.get(FORK_ENV, "1").strip().lower() in _OFF or not hasattr(os, "fork"):
         return False
     return not _interpreter_options() and _startup_settings(os.environ) == _startup_settings(
@@ -169,8 +170,8 @@ def _is_zip(path: str) -> bool:
 
 
 def child_of(script: Script, argv: Sequence[str]) -> Callable[[], int]:
-    """What the forked child runs (``krmlib.run_program(..., child=...)`` forks it, set up as
-    the process would be: session, working folder, pipes on fds 0, 1 and 2): the interpreter's
+    """What the forked child runs (``krmlib.packages.run_program(..., child=...)`` forks it, set up
+    as the process would be: session, working folder, pipes on fds 0, 1 and 2): the interpreter's
     own state made fresh, then ``script`` as ``__main__``; it returns the exit status."""
     _warm()
 
@@ -187,7 +188,7 @@ def child_of(script: Script, argv: Sequence[str]) -> Callable[[], int]:
 
 # What a krmlib function imports when it runs (``krmlib.run``) and the preparer does not: imported
 # once here, so each child has it already (the child would import the same modules).
-_WARM_MODULES = ("krmlib.runner", "krmlib._args", "runpy", "pkgutil")
+_WARM_MODULES = ("krmlib._io.runner", "krmlib._io.args", "runpy", "pkgutil")
 
 
 @functools.cache

@@ -135,7 +135,7 @@ _CHILD = (
 
 
 def __getattr__(name: str) -> Any:
-    """The child-package makers load on first use (krmlib.package, pathlib): a KRM run of the
+    """The child-package makers load on first use (krmlib._io.package, pathlib): a KRM run of the
     merger or the preparer does not make a child package in process."""
     if name in _CHILD:
         from . import child

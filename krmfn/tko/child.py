@@ -16,9 +16,8 @@ from krmlib import (
     Results,
     default_file_name,
     is_kptfile,
-    without_annotations,
-    without_kpt_internal,
 )
+from krmlib.packages import without_annotations, without_kpt_internal
 
 from .annotations import clear_marks
 from .merge import merge_resources

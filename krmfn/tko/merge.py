@@ -7,19 +7,8 @@ import posixpath
 from collections.abc import Sequence
 from typing import Any
 
-from krmlib import (
-    ANN_ID,
-    ANN_LEGACY_ID,
-    Items,
-    KrmError,
-    KubeObject,
-    Results,
-    check_names,
-    content_of,
-    default_file_name,
-    is_kpt_internal,
-    without_annotations,
-)
+from krmlib import Items, KrmError, KubeObject, Results, check_names, default_file_name
+from krmlib.packages import ANN_ID, ANN_LEGACY_ID, content_of, is_kpt_internal, without_annotations
 
 from .annotations import (
     MERGE,

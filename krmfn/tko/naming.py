@@ -1,6 +1,6 @@
 """Names of generated objects and packages: DNS-1123 labels, capped with a hash.
 
-The scheme is krmlib's (``krmlib.names``: lower-case, every run of characters outside
+The scheme is krmlib's (``krmlib._model.names``: lower-case, every run of characters outside
 ``[a-z0-9]`` as one ``-``, trimmed; over 63 characters, the first 54, ``-`` and 8 hex digits of
 the SHA-1 of the whole name), kept under these names for the Nephio/TKO functions.
 """

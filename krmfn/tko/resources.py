@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from krmlib import KrmError, KubeObject, kptfile_folders, read_tree_file
+from krmlib import KrmError, KubeObject
+from krmlib.packages import kptfile_folders, read_tree_file
 
 from .annotations import HERE, METADATA
 

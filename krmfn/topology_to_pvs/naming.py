@@ -32,8 +32,8 @@ def label_value(value: str) -> str:
 
 # Kubernetes' name rules as Porch applies them (k8s.io/apimachinery v0.34.1, which Porch 74d82d5
 # pins: pkg/util/validation/validation.go IsDNS1123Label, IsDNS1123Subdomain, IsQualifiedName,
-# IsValidLabelValue). The rules are krmlib.names' (one checker); this table is Porch's wording
-# of them: each rule's check, its length limit and what a valid value is.
+# IsValidLabelValue). The rules are krmlib._model.names' (one checker); this table is Porch's
+# wording of them: each rule's check, its length limit and what a valid value is.
 _RULES: dict[str, tuple[Callable[[str], str | None], int, str]] = {
     "dns-label": (
         label_problem,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import typing
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from krmlib.errors import KrmError
+from krmlib._base.errors import KrmError
 
 from .parse import RecordError, validation_errors
 from .records import Record
@@ -19,7 +19,7 @@ from .records import Record
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
-    from krmlib.object import KubeObject
+    from krmlib._model.object import KubeObject
 
 M = TypeVar("M")
 

@@ -18,13 +18,13 @@ import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, Union, get_args, get_origin
 
-from krmlib.errors import ConfigError
-from krmlib.paths import format_path
+from krmlib._base.errors import ConfigError
+from krmlib._base.paths import format_path
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
-    from krmlib.object import KubeObject
+    from krmlib._model.object import KubeObject
 
     from .records import FieldInfo, FunctionConfig, Record
 

@@ -39,7 +39,7 @@ from . import parse as _parse
 from .parse import API_VERSION, MISSING, Form
 
 if TYPE_CHECKING:
-    from krmlib.object import KubeObject
+    from krmlib._model.object import KubeObject
 
 T = TypeVar("T")
 R = TypeVar("R", bound="Record")

@@ -105,7 +105,7 @@ mkdir -p "$newwheel/src" "$newwheel/out"
 tar -C "$KRMFN_ROOT" --exclude=./.git --exclude=./.venv --exclude=./.cache --exclude=./build \
   --exclude='*.egg-info' --exclude=__pycache__ -cf - . | tar -C "$newwheel/src" -xf -
 # Without build isolation when the venv has the build backend (no network),
-# else with it. krmlib's C extension (krmlib._ccheck) is left out: it would be
+# else with it. krmlib's C extension (krmlib._yaml.ccheck) is left out: it would be
 # built for this machine's architecture only, and the slim runtime does not
 # carry libyaml yet; the images run the Python check (same verdicts).
 wheel=(env SOURCE_DATE_EPOCH=315532800 KRMLIB_BUILD_EXTENSION=0 "$PIP" wheel --quiet --disable-pip-version-check

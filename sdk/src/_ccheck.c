@@ -1,7 +1,7 @@
-/* krmlib._ccheck: the whole-input check's event pass (krmlib/_syntax.py) on libyaml's C API.
+/* krmlib._yaml.ccheck: the whole-input check's event pass (krmlib/_yaml/syntax.py) on libyaml's C API.
  *
  * One function, outline(text, path_keys, max_digits, max_depth, max_key, strings). It walks
- * libyaml's events exactly as krmlib._syntax._walk does, without a Python object per event, and
+ * libyaml's events exactly as krmlib._yaml.syntax._walk does, without a Python object per event, and
  * answers either the outline that walk records (see _syntax._outline_from_c) or None: "unsure".
  * None is the answer for everything that is not the plain, accepted case: a libyaml error, a tag,
  * an alias, a merge key, a duplicate key (or two keys with the same 64-bit hash), a header field
@@ -596,17 +596,17 @@ out:
 
 static PyMethodDef methods[] = {
     {"outline", outline, METH_VARARGS,
-     "outline(text, path_keys, max_digits, max_depth, max_key, strings): what krmlib._syntax's "
+     "outline(text, path_keys, max_digits, max_depth, max_key, strings): what krmlib._yaml.syntax's "
      "walk records of an accepted input, or None (unsure: run the Python walk)."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "krmlib._ccheck",
-    .m_doc = "The whole-input check's event pass on libyaml's C API (see krmlib._syntax).",
+    .m_name = "krmlib._yaml.ccheck",
+    .m_doc = "The whole-input check's event pass on libyaml's C API (see krmlib._yaml.syntax).",
     .m_size = -1,
     .m_methods = methods,
 };
 
-PyMODINIT_FUNC PyInit__ccheck(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit_ccheck(void) { return PyModule_Create(&module); }

@@ -1,0 +1,105 @@
+"""The output gate's glances: text that is clean at a glance (no character YAML cannot hold,
+path annotations plainly inside the package) needs no closer check.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from krmlib._model import storage as _storage
+
+if TYPE_CHECKING:
+    pass
+
+
+# What YAML cannot hold as text (a NUL, other C0 controls but tab and newlines, DEL, C1
+# controls but NEL, lone surrogates, U+FFFE/U+FFFF): the reader refuses an input that has them.
+_UNWRITABLE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x80-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]"
+)
+# Characters the reader refuses even escaped (``"\0"``, ``"\ud800"``): what the emitters write
+# for a NUL or a lone surrogate in a value.
+_ESCAPED = re.compile(r"\\(?:0|x0|u0000|[uU]0*[dD][89a-fA-F][0-9a-fA-F]{2})")
+
+
+# A path annotation the fast check is sure of: segments of letters, digits, '_', '-' and '.',
+# each starting with a letter, digit or '_' (so no '.', '..', '/x', '' or control character).
+_CLEAN_PATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*(?:/[A-Za-z0-9_][A-Za-z0-9._-]*)*")
+
+
+# A path annotation on a line of its own, indented by spaces, its value a clean path, plain or
+# quoted, that YAML reads as a string (plain: with a '/' or ending in .yaml/.yml, so never a
+# number, a bool, a null or a date), the line after it not indented deeper (a plain scalar would
+# go on there) nor blank (one could follow after it). It starts with a newline, a literal, so the
+# regex engine skips to the lines that could be one. What kpt and krmlib write.
+_PATH_LINE = re.compile(
+    r"\n( ++)(?:internal\.)?config\.kubernetes\.io/path: (?:"
+    r"(['\"])[A-Za-z0-9_][A-Za-z0-9._-]*(?:/[A-Za-z0-9_][A-Za-z0-9._-]*)*\2"
+    r"|[A-Za-z0-9_][A-Za-z0-9._-]*(?:/[A-Za-z0-9_][A-Za-z0-9._-]*)+"
+    r"|[A-Za-z0-9_][A-Za-z0-9._-]*\.ya?ml"
+    r")[ \t]*(?=\n(?:\Z|(?!\1 )(?![ \t]*(?:\n|\Z)))|\Z)"
+)
+# What YAML reads as a line break besides "\n", or an escape: then the glance is unsure.
+_NOT_AT_A_GLANCE = ("\\", "\r", "\x85", "\u2028", "\u2029")
+
+
+def _paths_clean_in(text: str) -> bool:
+    """True when ``text`` (one object's, or many objects' joined, each on lines of its own)
+    shows at a glance that every path annotation in it is clean: every mention of
+    ``kubernetes.io/path`` is a line of the form above, and nothing is escaped; False when
+    unsure (the decoded check then runs)."""
+    mentions = text.count("kubernetes.io/path")
+    if mentions == 0:
+        return True
+    if "\\" in text or "\r" in text:
+        return False
+    if not text.isascii() and any(char in text for char in _NOT_AT_A_GLANCE):
+        return False
+    return len(_PATH_LINE.findall(text)) == mentions
+
+
+def _paths_clean_in_text(store: _storage.Storage) -> bool:
+    """:func:`_paths_clean_in` on an object held as unedited text; False otherwise."""
+    if store.node is not None or store.text is None or store.dirty:
+        return False
+    return _paths_clean_in("\n" + store.src)
+
+
+def _no_labels_and_clean_paths(text: str) -> bool:
+    """No label can be in ``text`` (no ``labels`` in it, nothing escaped), and its path
+    annotations are clean at a glance."""
+    return "labels" not in text and "\\" not in text and _paths_clean_in(text)
+
+
+_CHUNK = 1 << 16  # characters of text checked at once (a big string costs its allocation)
+
+
+# The ASCII characters of _UNWRITABLE (C0 controls but tab and line breaks, and DEL), as bytes
+# that bytes.translate deletes: one pass at C speed over an ASCII text.
+_UNWRITABLE_ASCII = bytes([*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
+
+
+def _text_clean_at_a_glance(pieces: list[Any]) -> bool:
+    """True when the output's new text surely holds nothing YAML cannot carry: ASCII (then only
+    C0 controls and DEL could be unwritable: deleting them changes nothing) and no escape of a
+    NUL or a surrogate; False when unsure (the pieces are then searched one by one). Some
+    pieces at a time: one big string would cost more to allocate than to check."""
+    chunk: list[str] = []
+    size = 0
+    for piece in pieces:
+        if type(piece) is str:
+            chunk.append(piece)
+            size += len(piece)
+            if size >= _CHUNK:
+                if not _ascii_writable("".join(chunk)):
+                    return False
+                chunk, size = [], 0
+    return _ascii_writable("".join(chunk))
+
+
+def _ascii_writable(text: str) -> bool:
+    if not text.isascii() or _ESCAPED.search(text):
+        return False
+    data = text.encode("ascii")
+    return len(data.translate(None, _UNWRITABLE_ASCII)) == len(data)

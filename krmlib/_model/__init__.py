@@ -1,0 +1,3 @@
+"""One object and its storage, collections of objects, Kptfile conditions, names and
+results. Private; the public names are exported from :mod:`krmlib`.
+"""

@@ -1,0 +1,416 @@
+"""Cheap reads of an item's text without parsing it: the header (apiVersion, kind, name,
+namespace), ``metadata.labels``/``annotations``, and the value at a path of keys.
+
+kpt writes items in one regular block style; these scans read that style and give way (``None``,
+or :data:`UNSURE` for a path) on anything else, and the caller then parses the item for real.
+
+Layouts answered: 2-space block maps (an ``items`` entry's keys two deep after ``- ``), plain and
+one-line quoted scalars, comments outside the entries read. Handed over: flow maps
+(``metadata: {...}``), 3- or 4-space indentation, quoted, complex or merge keys, anchors,
+aliases, tags, escapes, scalars or flow collections over several lines (:func:`open_scalar`),
+CRLF, tabs, JSON documents, ``---``/``%YAML`` lines. ``tests/test_layout_properties.py`` holds
+every certain answer to the full parser on generated layouts.
+"""
+
+from __future__ import annotations
+
+import re
+from sys import intern
+
+from .engines import _resolve as resolve_plain
+
+_VALUE_OK = re.compile(r"^[A-Za-z0-9._/:@+-]*$")
+
+
+def clean_scalar(raw: str) -> str | None:
+    """The string a simple scalar stands for, or None if it is not simple."""
+    value = raw.strip()
+    if " #" in value:
+        value = value.split(" #", 1)[0].rstrip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        inner = value[1:-1]
+        if "'" in inner or '"' in inner or "\\" in inner:
+            return None
+        return inner if _VALUE_OK.match(inner) else None
+    if not value or value[0] in "&*!|>[{'\"%@`":
+        return None
+    return value if _VALUE_OK.match(value) else None
+
+
+# One pass per item: top-level keys (and their values), and metadata's direct name/namespace.
+# Anchored on a newline (a literal: much faster than ``^`` with re.M on big items).
+_HEAD = {
+    True: re.compile(r"\n(?:- |  )(?:([A-Za-z_][\w.-]*):([^\n]*)|  (name|namespace):([^\n]*))"),
+    False: re.compile(r"\n(?:([A-Za-z_][\w.-]*):([^\n]*)|  (name|namespace):([^\n]*))"),
+}
+
+
+# A line of the top level or two deeper that starts with no simple key: a quoted, complex or merge
+# key, a flow collection, an anchor, an alias, a tag, a directive, a block scalar indicator (a
+# JSON document too). Its key could be any of the header's: unsure.
+_HEAD_ODD = {
+    True: re.compile(r"\n(?:- |  )(?:  )?[\"'?{\[<&*!%@`|>]"),
+    False: re.compile(r"\n(?:  )?[\"'?{\[<&*!%@`|>]"),
+}
+
+
+def scan_header(text: str, item_form: bool) -> tuple[str, str, str, str] | None:
+    """(apiVersion, kind, name, namespace) of an item's text, or None when unsure.
+
+    Reads kpt's layout only: metadata's children indented by two. Any doubt (a duplicate key, a
+    value that is not a simple scalar, metadata in flow style) answers None.
+    """
+    if "\r" in text or open_scalar(text):
+        return None  # CRLF line ends; a scalar over several lines (its lines are no keys)
+    if _HEAD_ODD[item_form].search("\n" + text) is not None:
+        return None
+    top: dict[str, str] = {}
+    meta: dict[str, str] = {}
+    current = ""
+    for match in _HEAD[item_form].finditer("\n" + text):
+        key, value, meta_key, meta_value = match.groups()
+        if key is not None:
+            if key in top:
+                return None
+            current = key
+            top[key] = value
+        elif current == "metadata":
+            if meta_key in meta:
+                return None
+            meta[meta_key] = meta_value
+    if "apiVersion" not in top or "kind" not in top or "name" not in meta:
+        return None
+    if top.get("metadata", "").split(" #", 1)[0].strip():
+        return None
+    api_version = clean_scalar(top["apiVersion"])
+    kind = clean_scalar(top["kind"])
+    name = clean_scalar(meta["name"])
+    namespace = clean_scalar(meta["namespace"]) if "namespace" in meta else ""
+    if api_version is None or kind is None or name is None or namespace is None:
+        return None
+    # Interned: thousands of items share a few apiVersions, kinds and namespaces.
+    return intern(api_version), intern(kind), name, intern(namespace)
+
+
+_MAP_KEY = re.compile(r"([A-Za-z0-9][A-Za-z0-9._/-]*): ?(.*)")
+
+
+def scan_metadata_map(text: str, item_form: bool, section: str) -> dict[str, str] | None:
+    """``metadata.<section>`` (labels, annotations) of an item's text as strings; None if unsure.
+
+    Reads kpt's layout only: ``metadata:`` alone on its line, its entries simple keys two deeper
+    (``absent`` is certain only then), the map's entries one per line, two deeper than
+    ``section:``, with simple scalar values. Anything else (flow metadata or a flow map, 3- or
+    4-space indentation, quoted or merge keys, a value that is not a plain string, comments or
+    blank lines among the entries, continuation lines, CRLF) answers None and the caller parses.
+    """
+    if "\r" in text or "\t" in text:
+        return None  # CRLF line ends, tabs: the parser reads them
+    base = 2 if item_form else 0
+    if text[base : base + 1] == " ":
+        return None  # the item's keys are deeper than kpt's two (4-space, 3-space layouts)
+    meta = text.find(f"\n{' ' * base}metadata:")
+    if meta < 0:
+        return None
+    end = _block_end(text, meta + 1, base)
+    if _odd_metadata(text, meta + base + 10, end, base) or open_scalar(text):
+        return None
+    head = f"\n{' ' * (base + 2)}{section}:"
+    at = text.find(head, meta, end)
+    if at < 0:
+        return {}  # metadata's every entry is a simple key two deeper: the section is absent
+    line_end = text.find("\n", at + 1)
+    rest = text[at + len(head) : line_end if line_end >= 0 else len(text)]
+    if rest.strip():
+        return None  # flow map or comment on the key line
+    entry_indent = " " * (base + 4)
+    out: dict[str, str] = {}
+    pos = line_end + 1 if line_end >= 0 else len(text)
+    while pos < len(text):
+        nl = text.find("\n", pos)
+        line = text[pos : nl if nl >= 0 else len(text)]
+        pos = nl + 1 if nl >= 0 else len(text)
+        if not line.strip() or line.lstrip(" ").startswith("#"):
+            return None  # blank lines, comments among the entries: parse
+        if not line.startswith(entry_indent):
+            if len(line) - len(line.lstrip(" ")) <= base + 2:
+                break
+            return None
+        body = line[len(entry_indent) :]
+        if body.startswith((" ", "#")):
+            return None
+        match = _MAP_KEY.fullmatch(body)
+        if match is None or match.group(1) in out:
+            return None
+        raw = match.group(2)
+        value = clean_scalar(raw) if raw else None
+        if value is None or (raw[0] not in "'\"" and _NOT_STRING.match(value)):
+            return None
+        # Interned: the same keys and values (paths, indexes) repeat across thousands of items.
+        out[intern(match.group(1))] = intern(value)
+    return out
+
+
+_NOT_STRING = re.compile(
+    r"^(?:[-+]?[0-9][0-9._]*(?:[eE][-+]?[0-9]+)?|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?\.[0-9]+"
+    r"|true|True|TRUE|false|False|FALSE|null|Null|NULL|~)$"
+)
+
+
+# metadata's block in kpt's layout: ``metadata:`` alone on its line (a comment at most), then
+# its entries, each a simple ``key:`` exactly two deeper (or lines deeper still: their values,
+# or comments). A flow map (``metadata: {...}``), an anchor or alias, a tag, entries deeper or
+# shallower than two (4-space or 3-space layouts), a quoted, complex or merge (``<<``) key: odd.
+_META_LINE_OK = re.compile(r"[ ]*(?:#[^\n]*)?\n")
+_META_ODD = {
+    base: re.compile(
+        r"\n(?! {%d}[A-Za-z0-9_][A-Za-z0-9._/-]*:[ \n]| {%d,}[^ \n]| *#| *\n)"  # noqa: UP031
+        % (base + 2, base + 3)
+    )
+    for base in (0, 2)
+}
+# A quoted scalar or a flow collection opened after a space ("key: ", "- ", an indent) and not
+# closed on its line: it goes on over the next lines, which then are no keys, whatever their
+# indent (libyaml reads a quoted scalar's next line at its key's indent). One at column 0 (a
+# quoted top-level key, a JSON document) counts as open too (:func:`open_scalar`).
+# Each quoted form is written as an unrolled loop (a run of plain characters, then an escape or
+# a doubled quote and another run): ``(?:a|b)*`` keeps one backtracking entry per character, and
+# a 100 MB quoted scalar took 12 GB (tests/test_scan_bounds.py).
+OPEN_SCALAR = re.compile(
+    r""" (?:"[^"\\\n]*(?:\\[^\n][^"\\\n]*)*\\?\n"""
+    r"""|'[^'\n]*(?:''[^'\n]*)*\n|[\[{][^\n]*(?<![\]}])\n)"""
+)
+_COLUMN_0_OPEN = ("'", '"', "[", "{")
+_LINE_0_OPEN = re.compile(r"""\n["'\[{]""")  # one C search for the four: no f-strings, no genexpr
+_LAST_OPEN: list[tuple[str, bool]] = [("", False)]  # the last text asked about, and its answer
+
+
+def open_scalar(text: str) -> bool:
+    """Whether a quoted scalar or flow collection in ``text`` goes on over lines (see
+    :data:`OPEN_SCALAR`). The scans and the splice ask it of the same item's text several
+    times in a row (labels, annotations, a value, a label set): the last answer is kept."""
+    last, answer = _LAST_OPEN[0]
+    if text is last or text == last:
+        return answer
+    answer = (
+        text[:1] in _COLUMN_0_OPEN
+        or _LINE_0_OPEN.search(text) is not None
+        or OPEN_SCALAR.search(text) is not None
+    )
+    _LAST_OPEN[0] = (text, answer)
+    return answer
+
+
+def known_closed(text: str) -> None:
+    """A scan answered from ``text``, so :func:`open_scalar` found no open scalar in it: the
+    next question about it (the splice's, after other items were scanned) is answered so."""
+    _LAST_OPEN[0] = (text, False)
+
+
+def closed_edit(old: str, new: str) -> None:
+    """``new`` is ``old`` with lines added or changed that hold no open scalar (a splice's
+    simple lines): what :func:`open_scalar` knew of ``old`` holds for ``new``."""
+    last, answer = _LAST_OPEN[0]
+    if not answer and (old is last or old == last):
+        _LAST_OPEN[0] = (new, False)
+
+
+_FIRST_CHILD = {
+    base: re.compile(r"(?: *(?:#[^\n]*)?\n)* {%d}[^ #\n]" % (base + 2))  # noqa: UP031
+    for base in (0, 2)
+}
+
+
+def _odd_metadata(text: str, key_end: int, end: int, base: int) -> bool:
+    """Whether metadata's block (its key's colon ends at ``key_end``, the block at ``end``) is
+    other than kpt's layout: then its labels and annotations are parsed, never guessed."""
+    line = _META_LINE_OK.match(text, key_end)
+    if line is None:
+        return True  # a flow map, an anchor, an alias, a tag or a scalar after "metadata:"
+    first = _FIRST_CHILD[base].match(text, line.end())
+    if first is None or first.end() > end:
+        return True  # the entries are not two deeper than the key (or there are none)
+    return _META_ODD[base].search(text, line.end() - 1, end) is not None
+
+
+_BLOCK_END = {indent: re.compile(r"\n {0," + str(indent) + r"}(?=[^ \n#])") for indent in (0, 2)}
+
+
+def _block_end(text: str, start: int, indent: int) -> int:
+    """Where the block that starts at ``start`` ends: the next line indented ``indent`` or less
+    (a comment line, at any indent, is no end)."""
+    match = _BLOCK_END[indent].search(text, start)
+    return match.start() if match else len(text)
+
+
+# --- a value at a path ------------------------------------------------------------------------
+#
+# ``scan_value`` answers ``obj.get("status")`` or ``obj.get("spec.networkInstance.name")`` from an
+# unparsed item's text when the path runs through block maps and ends at a plain or simply quoted
+# one-line scalar, or at a block map of such maps and scalars: what kpt writes. Anything it does
+# not read with certainty (a list, a flow collection other than ``{}``/``[]``, a block or
+# multi-line scalar, an anchor, an alias, a tag, an escape, a quoted or complex key, a key the
+# YAML core schema reads as a boolean or null, a duplicate key, a tab, non-ASCII text) answers
+# UNSURE and the caller parses the item: a certain answer is always the parser's answer
+# (tests/test_scan_value.py compares the two on generated YAML and on every testdata document).
+
+UNSURE: object = object()  # parse the item instead
+ABSENT: object = object()  # the path is certainly not there
+_SCAN_LIMIT = 65536  # bigger items are parsed (a scan that gives up would cost twice)
+_MAX_INDENT = 40
+# The next line indented at most n (its indent, its text): deeper lines are skipped in C.
+_AT_MOST: dict[int, re.Pattern[str]] = {}
+_NEXT_LINE = re.compile(r"\n( *)([^ \n][^\n]*)")  # the next line that is not blank
+_PLAIN_OK = re.compile(r"[ -~]*")  # printable ASCII: no character a plain scalar treats apart
+_PLAIN_FIRST_BAD = frozenset("?:,[]{}#&*!|>'\"%@`")
+_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
+
+Level = dict[str, tuple[int, str | None]]
+
+
+class _Unsure(Exception):
+    pass
+
+
+def scan_value(text: str, item_form: bool, keys: tuple[str, ...]) -> object:
+    """The plain value at ``keys`` (strings) in an item's text (an ``items`` entry: ``- `` and
+    two-space indent; else a document), :data:`ABSENT`, or :data:`UNSURE`."""
+    if not keys or len(text) > _SCAN_LIMIT or "\t" in text or "\r" in text:
+        return UNSURE
+    if open_scalar(text):
+        return UNSURE  # a scalar or flow collection over several lines: its lines are no keys
+    if item_form:
+        if not text.startswith("- ") or text[2:3] == " ":
+            return UNSURE  # the item's keys deeper than kpt's two: parse
+        text, indent = "\n  " + text[2:], 2
+    else:
+        if text[:1] == " ":
+            return UNSURE
+        text, indent = "\n" + text, 0
+    try:
+        at = 0
+        last = len(keys) - 1
+        for depth, key in enumerate(keys):
+            found = _level(text, at, indent).get(key)
+            if found is None:
+                return ABSENT
+            at, rest = found
+            if depth == last:
+                return _value(text, at, indent, rest)
+            if rest is not None:
+                return UNSURE  # a scalar or a flow collection where the path goes on
+            child = _child_indent(text, at, indent)
+            if child is None:
+                return ABSENT  # null: nothing under it
+            indent = child
+    except _Unsure:
+        return UNSURE
+    return UNSURE
+
+
+def _level(text: str, at: int, indent: int) -> Level:
+    """The keys of the block map whose entries follow offset ``at`` (a newline) with ``indent``:
+    {key: (offset of the end of its line, the rest of the line or None when empty)}."""
+    finder = _AT_MOST.get(indent)
+    if finder is None:
+        if indent > _MAX_INDENT:
+            raise _Unsure
+        # a line indented at most ``indent``: a key line (its key and the rest of the line),
+        # or any other line (a comment, a list entry, a scalar)
+        finder = _AT_MOST[indent] = re.compile(
+            r"\n( {0,%d})(?:([A-Za-z_][A-Za-z0-9_./-]*):(?![^ \n]) *([^\n]*)|([^ \n][^\n]*))"  # noqa: UP031
+            % indent
+        )
+    found: Level = {}
+    open_key = False  # the last key's value is on the following lines (a list may sit level)
+    for match in finder.finditer(text, at):
+        spaces, key, rest, other = match.groups()
+        if other is not None and other[0] == "#":
+            continue  # a comment line
+        if len(spaces) < indent:
+            break  # the map ended
+        if key is None:
+            if other[0] == "-" and (len(other) == 1 or other[1] == " "):
+                if not open_key:
+                    raise _Unsure
+                continue  # a list written level with its key
+            raise _Unsure
+        key = intern(key)
+        if key in found or (key[0] in "nNtTfF" and resolve_plain(key) is not key):
+            raise _Unsure
+        if rest and ("#" in rest or rest[-1] == " "):
+            rest = _strip_comment(rest)
+        if rest and rest[0] in "'\"[{":
+            _quoted_or_empty(rest)  # a value that could go on over lines: unsure unless closed
+        found[key] = (match.end(), rest or None)
+        open_key = not rest
+    return found
+
+
+def _child_indent(text: str, at: int, indent: int) -> int | None:
+    """The indent of the block map under the key whose line ends at ``at`` (None: the value is
+    null); a list under it is unsure."""
+    for match in _NEXT_LINE.finditer(text, at):
+        spaces, body = match.groups()
+        if body[0] == "#":
+            continue
+        if body[0] == "-" and (len(body) == 1 or body[1] == " "):
+            raise _Unsure  # a list
+        return len(spaces) if len(spaces) > indent else None
+    return None
+
+
+def _strip_comment(rest: str) -> str:
+    """The value text without a trailing comment (a quoted value is read by the caller)."""
+    rest = rest.strip(" ")
+    if not rest or rest[0] == "#":
+        return ""
+    if rest[0] in ("'", '"'):
+        return rest
+    cut = rest.find(" #")
+    return rest[:cut].rstrip(" ") if cut >= 0 else rest
+
+
+def _quoted_or_empty(rest: str) -> object:
+    """A quoted one-line scalar (its string), or ``{}``/``[]``; unsure for anything else."""
+    if rest == "{}":
+        return {}
+    if rest == "[]":
+        return []
+    quote = rest[0]
+    if quote not in ("'", '"'):
+        raise _Unsure
+    close = rest.find(quote, 1)
+    if close < 0:
+        raise _Unsure  # goes on over lines
+    inner, after = rest[1:close], rest[close + 1 :]
+    if quote == '"' and "\\" in inner:
+        raise _Unsure  # escapes: the parser reads them
+    if after and not (after[0] == " " and after.lstrip(" ")[:1] in ("", "#")):
+        raise _Unsure  # '' inside a single-quoted scalar, or text after the quote
+    if not _PLAIN_OK.fullmatch(inner):
+        raise _Unsure
+    return inner
+
+
+def _value(text: str, at: int, indent: int, rest: str | None) -> object:
+    """The value of the key whose line ends at ``at``: a one-line scalar, or the map under it."""
+    if rest is None:
+        child = _child_indent(text, at, indent)
+        if child is None:
+            return None
+        return {
+            key: _value(text, end, child, sub)
+            for key, (end, sub) in _level(text, at, child).items()
+        }
+    following = _NEXT_LINE.search(text, at)
+    if following is not None and len(following.group(1)) > indent:
+        raise _Unsure  # a scalar that goes on over deeper lines (or a comment there)
+    first = rest[0]
+    if first in "'\"[{":
+        return _quoted_or_empty(rest)
+    if first in _PLAIN_FIRST_BAD or (first == "-" and rest[1:2] in ("", " ")):
+        raise _Unsure
+    if ": " in rest or rest[-1] == ":" or not _PLAIN_OK.fullmatch(rest):
+        raise _Unsure
+    return None if rest in _NULLS else resolve_plain(rest)
