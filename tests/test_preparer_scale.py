@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from krmfn.preparer import Config, process
-from krmlib import KubeObject, run_text
-from krmlib.collection import Items
+from krmlib import Items, KubeObject
+from krmlib.testing import run_text
 
 
 def _sites(count: int) -> str:
