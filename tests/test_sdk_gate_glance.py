@@ -273,3 +273,26 @@ def test_children_made_after_the_input_items_were_dropped_are_all_checked() -> N
     results = _results(out)
     assert len(results) == 50, [r["message"] for r in results]
     assert all("label team:" in result["message"] for result in results)
+
+
+def test_two_new_items_of_one_identity_no_input_item_has_are_refused() -> None:
+    # the identities' quick answer ("no input item has a new one's name") must still compare
+    # the new items with each other
+    def adds(rl: ResourceList, config: None) -> None:
+        for _ in range(2):
+            rl.items.append(KubeObject.from_dict({"apiVersion": "v1", "kind": "ConfigMap",
+                                                  "metadata": {"name": "twin"}}))  # fmt: skip
+
+    out, code = run_text(adds, None, HEAD + CM)
+    assert code == 1, out
+    assert "another item has the same identity" in _results(out)[0]["message"]
+
+
+def test_new_items_of_names_no_input_item_has_pass() -> None:
+    def adds(rl: ResourceList, config: None) -> None:
+        for name in ("one", "two"):
+            rl.items.append(KubeObject.from_dict({"apiVersion": "v1", "kind": "ConfigMap",
+                                                  "metadata": {"name": name}}))  # fmt: skip
+
+    out, code = run_text(adds, None, HEAD + CM)
+    assert code == 0, out

@@ -425,6 +425,10 @@ def _duplicates(
                 keys[id(obj)] = _header_key(obj)
     fresh_ids = keys.keys()
     wanted_names = {key[3] for key in keys.values()}
+    if len(set(keys.values())) == len(keys) and wanted_names.isdisjoint(
+        [head[2] for head in identities.values()]
+    ):  # no new identity meets another: no name of the input's is a new one's
+        return []
     first: dict[tuple[str, str, str, str], KubeObject] = {}
     meeting: dict[tuple[str, str, str, str], list[KubeObject]] = {}
     for obj in rl.items:
