@@ -25,9 +25,11 @@ _WRITES: dict[int, list[tuple[tuple[Any, ...] | None, Any]]] = {}
 # Objects whose text a function's code handed over (``from_yaml``/``from_item`` called outside
 # krmlib): the reader reads it back before it is written.
 _HANDED: set[int] = set()
-# The objects noted while a run is watched, kept alive until the next run: their ids stay
-# theirs (a dropped one's id given to a new object would pass the new one off as written).
-_NOTED: list[KubeObject] = []
+# Objects are known by ``id()``: an object the function dropped frees its id for a new one. Every
+# object made while a run is watched passes the hook (``KubeObject.__init__``), which forgets
+# what was noted of an earlier holder of its id first, so a new object is never taken for a
+# written one. (Keeping every noted object alive instead cost interface-expander 66-110 ms of
+# CPU at 10k: bench/GATE.md.) Input items keep their ids: the gate's snapshot holds them.
 
 
 def _note(obj: KubeObject, keys: tuple[Any, ...] | None, value: Any) -> None:
@@ -39,6 +41,10 @@ def _note(obj: KubeObject, keys: tuple[Any, ...] | None, value: Any) -> None:
     key = id(obj)
     frame: Any = sys._getframe(2)  # the caller of set, delete or __init__
     if keys is None:  # a creation: the caller of from_dict, from_yaml, from_item or copy
+        if key in _WHERE or key in _WRITES:  # the id of a dropped object: not this one's
+            _WHERE.pop(key, None)
+            _WRITES.pop(key, None)
+            _HANDED.discard(key)
         while frame.f_code.co_name in _MAKERS:
             frame = frame.f_back
         scope = frame.f_globals
@@ -48,17 +54,14 @@ def _note(obj: KubeObject, keys: tuple[Any, ...] | None, value: Any) -> None:
         if not flag:
             _WHERE[key] = (frame.f_code, frame.f_lineno, scope.get("__name__", ""))
             _WRITES[key] = [(keys, value)]
-            _NOTED.append(obj)
             if value is not None:  # text the function's code handed over
                 _HANDED.add(key)
             return
-        _NOTED.append(obj)  # krmlib's own: only where (below) is noted
-        frame = frame.f_back
+        frame = frame.f_back  # krmlib's own: only where (below) is noted
     else:
         writes = _WRITES.get(key)
         if writes is None:
             _WRITES[key] = [(keys, value)]
-            _NOTED.append(obj)
         else:
             writes.append((keys, value))
     while frame is not None:
@@ -90,7 +93,6 @@ def watching() -> Iterator[None]:
     _WHERE.clear()
     _WRITES.clear()
     _HANDED.clear()
-    _NOTED.clear()
     _object.WRITE_HOOK = _note
     try:
         yield
