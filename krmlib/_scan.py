@@ -247,8 +247,10 @@ def _block_end(text: str, start: int, indent: int) -> int:
 #
 # ``scan_value`` answers ``obj.get("status")`` or ``obj.get("spec.networkInstance.name")`` from an
 # unparsed item's text when the path runs through block maps and ends at a plain or simply quoted
-# one-line scalar, or at a block map of such maps and scalars: what kpt writes. Anything it does
-# not read with certainty (a list, a flow collection other than ``{}``/``[]``, a block or
+# one-line scalar, or at a block map of such maps and scalars, or at a list of maps of one-line
+# scalars in kpt's layout (level with its key, ``- a: x`` then ``  b: y``: a claim's
+# ``status.ipClaimStatus``, a DataNetwork's ``spec.pools``): what kpt writes. Anything it does
+# not read with certainty (another list, a flow collection other than ``{}``/``[]``, a block or
 # multi-line scalar, an anchor, an alias, a tag, an escape, a quoted or complex key, a key the
 # YAML core schema reads as a boolean or null, a duplicate key, a tab, non-ASCII text) answers
 # UNSURE and the caller parses the item: a certain answer is always the parser's answer
@@ -394,8 +396,11 @@ def _quoted_or_empty(rest: str) -> object:
 
 
 def _value(text: str, at: int, indent: int, rest: str | None) -> object:
-    """The value of the key whose line ends at ``at``: a one-line scalar, or the map under it."""
+    """The value of the key whose line ends at ``at``: a one-line scalar, the map under it, or
+    a list of maps of one-line scalars level with it (:func:`_sequence`)."""
     if rest is None:
+        if text.startswith("- ", at + 1 + indent) and text.startswith(_PADS[indent], at):
+            return _sequence(text, at, indent)
         child = _child_indent(text, at, indent)
         if child is None:
             return None
@@ -406,6 +411,12 @@ def _value(text: str, at: int, indent: int, rest: str | None) -> object:
     following = _NEXT_LINE.search(text, at)
     if following is not None and len(following.group(1)) > indent:
         raise _Unsure  # a scalar that goes on over deeper lines (or a comment there)
+    return _scalar(rest)
+
+
+def _scalar(rest: str) -> object:
+    """A one-line scalar's value (its text without a comment): plain, simply quoted, ``{}``
+    or ``[]``; unsure for anything else."""
     first = rest[0]
     if first in "'\"[{":
         return _quoted_or_empty(rest)
@@ -414,3 +425,60 @@ def _value(text: str, at: int, indent: int, rest: str | None) -> object:
     if ": " in rest or rest[-1] == ":" or not _PLAIN_OK.fullmatch(rest):
         raise _Unsure
     return None if rest in _NULLS else resolve_plain(rest)
+
+
+_PADS = tuple("\n" + " " * n for n in range(_MAX_INDENT + 1))
+# A line of a list entry in kpt's layout: ``- key: value`` (the entry's first line) or ``  key:
+# value`` two deeper (its next keys), the key simple, one space or more before the value.
+_ENTRY_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_./-]*): +([^\n]*)")
+
+
+def _sequence(text: str, at: int, indent: int) -> list[object]:
+    """The block sequence level with the key whose line ends at ``at`` (kpt's layout: ``key:``
+    then ``- a: x`` lines at the key's indent), when each entry is a block map of one-line
+    scalars whose keys sit two deeper than the dash: ``- a: x`` then ``  b: y``. Anything else
+    (a scalar entry, a nested map or list, a comment or blank line among the entries, another
+    indent, an empty value, a duplicate key) is unsure."""
+    entries: list[object] = []
+    entry: dict[str, object] = {}
+    size = len(text)
+    pos = at + 1
+    while pos < size:
+        nl = text.find("\n", pos)
+        end = nl if nl >= 0 else size
+        spaces = pos
+        while spaces < end and text[spaces] == " ":
+            spaces += 1
+        depth = spaces - pos
+        if spaces == end or text[spaces] == "#":
+            raise _Unsure  # a blank or comment line among (or after) the entries
+        if depth < indent:
+            break  # the list ended: an outer map's next key (read by that map's level)
+        if depth == indent:
+            if not text.startswith("- ", spaces):
+                if text[spaces] == "-":
+                    raise _Unsure  # an empty entry, or no key
+                break  # the map's next key, level with the list (read by the map's level)
+            entry = {}
+            entries.append(entry)
+            body = spaces + 2
+        elif depth == indent + 2 and entries:
+            body = spaces
+        else:
+            raise _Unsure  # a nested block, a continuation line, another indent
+        match = _ENTRY_KEY.match(text, body, end)
+        if match is None:
+            raise _Unsure  # a scalar entry, a quoted, complex or merge key, an empty value
+        key, rest = match.groups()
+        if not rest:
+            raise _Unsure
+        key = intern(key)
+        if key in entry or (key[0] in "nNtTfF" and resolve_plain(key) is not key):
+            raise _Unsure
+        if "#" in rest or rest[-1] == " ":
+            rest = _strip_comment(rest)
+            if not rest:
+                raise _Unsure
+        entry[key] = _scalar(rest)
+        pos = end + 1
+    return entries

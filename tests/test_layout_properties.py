@@ -91,6 +91,7 @@ def _values(depth: int) -> st.SearchStrategy[Any]:
         SCALARS,
         st.dictionaries(KEYS, child, max_size=3),
         st.lists(child, max_size=3),
+        st.lists(st.dictionaries(KEYS, SCALARS, min_size=1, max_size=3), min_size=1, max_size=3),
     )
 
 
