@@ -277,23 +277,26 @@ class _Unsure(Exception):
 def scan_value(text: str, item_form: bool, keys: tuple[str, ...]) -> object:
     """The plain value at ``keys`` (strings) in an item's text (an ``items`` entry: ``- `` and
     two-space indent; else a document), :data:`ABSENT`, or :data:`UNSURE`."""
-    if not keys or len(text) > _SCAN_LIMIT or "\t" in text or "\r" in text:
+    if not keys:
         return UNSURE
-    if open_scalar(text):
-        return UNSURE  # a scalar or flow collection over several lines: its lines are no keys
-    if item_form:
-        if not text.startswith("- ") or text[2:3] == " ":
-            return UNSURE  # the item's keys deeper than kpt's two: parse
-        text, indent = "\n  " + text[2:], 2
-    else:
-        if text[:1] == " ":
-            return UNSURE
-        text, indent = "\n" + text, 0
+    # A caller reads several paths of one item in a row: the checks of its whole text, the text
+    # as read and the levels read are kept for the next path (the last text asked about only).
+    asked, form, read, indent, levels = _LAST_SCAN[0]
+    if not ((text is asked or text == asked) and form is item_form):
+        read, indent = _readable(text, item_form)
+        levels = {}
+        _LAST_SCAN[0] = (text, item_form, read, indent, levels)
+    if read is None:
+        return UNSURE
+    text = read
     try:
         at = 0
         last = len(keys) - 1
         for depth, key in enumerate(keys):
-            found = _level(text, at, indent).get(key)
+            level = levels.get((at, indent))
+            if level is None:
+                level = levels[(at, indent)] = _level(text, at, indent)
+            found = level.get(key)
             if found is None:
                 return ABSENT
             at, rest = found
@@ -308,6 +311,27 @@ def scan_value(text: str, item_form: bool, keys: tuple[str, ...]) -> object:
     except _Unsure:
         return UNSURE
     return UNSURE
+
+
+_LAST_SCAN: list[tuple[str, bool, str | None, int, dict[tuple[int, int], Level]]] = [
+    ("", False, None, 0, {})
+]
+
+
+def _readable(text: str, item_form: bool) -> tuple[str | None, int]:
+    """``text`` as the scan reads it (a newline first, an item's ``- `` made its indent) and
+    its top level's indent; None when the whole text is one the scan gives way on."""
+    if len(text) > _SCAN_LIMIT or "\t" in text or "\r" in text:
+        return None, 0
+    if open_scalar(text):
+        return None, 0  # a scalar or flow collection over several lines: its lines are no keys
+    if item_form:
+        if not text.startswith("- ") or text[2:3] == " ":
+            return None, 0  # the item's keys deeper than kpt's two: parse
+        return "\n  " + text[2:], 2
+    if text[:1] == " ":
+        return None, 0
+    return "\n" + text, 0
 
 
 def _level(text: str, at: int, indent: int) -> Level:

@@ -384,3 +384,17 @@ def test_lists_of_maps_scan_as_the_parser_reads_them_in_every_layout(layout: str
     assert documents > 10
     if layout in ("as-written", "compact-sequences"):
         assert lists > 20, lists
+
+
+def test_the_levels_kept_for_the_next_path_are_the_same_texts() -> None:
+    """The scan keeps what it read of the last text for the next path asked of it: another
+    text (one value changed, the same length), or the same text as an item, is read anew."""
+    doc = "a:\n  b: 1\n  c: x\n"
+    assert _scan.scan_value(doc, False, ("a", "b")) == 1
+    assert _scan.scan_value(doc, False, ("a", "c")) == "x"
+    assert _scan.scan_value(doc.replace("1", "2"), False, ("a", "b")) == 2
+    assert _scan.scan_value("".join(doc), False, ("a", "b")) == 1  # equal, not the same object
+    item = "- a:\n    b: 1\n"
+    assert _scan.scan_value(item, True, ("a", "b")) == 1
+    assert _scan.scan_value(item, False, ("a", "b")) is _scan.UNSURE  # a list, not a map
+    assert _scan.scan_value(item, True, ("a",)) == {"b": 1}
