@@ -454,15 +454,18 @@ def _scalar(rest: str) -> object:
 _PADS = tuple("\n" + " " * n for n in range(_MAX_INDENT + 1))
 # A line of a list entry in kpt's layout: ``- key: value`` (the entry's first line) or ``  key:
 # value`` two deeper (its next keys), the key simple, one space or more before the value.
-_ENTRY_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_./-]*): +([^\n]*)")
+_ENTRY_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_./-]*):(?: +([^\n]*))?")
+# The next line indented at most n (a comment line too): where an entry's nested map ends.
+_SHALLOW: dict[int, re.Pattern[str]] = {}
 
 
 def _sequence(text: str, at: int, indent: int) -> list[object]:
     """The block sequence level with the key whose line ends at ``at`` (kpt's layout: ``key:``
     then ``- a: x`` lines at the key's indent), when each entry is a block map of one-line
-    scalars whose keys sit two deeper than the dash: ``- a: x`` then ``  b: y``. Anything else
-    (a scalar entry, a nested map or list, a comment or blank line among the entries, another
-    indent, an empty value, a duplicate key) is unsure."""
+    scalars or of block maps (read as :func:`_value` reads a map) whose keys sit two deeper than
+    the dash: ``- a: x`` then ``  b: y`` or ``  b:`` and a map deeper. Anything else (a scalar
+    entry, a list in an entry, a comment or blank line among the entries, another indent, an
+    empty value, a duplicate key) is unsure."""
     entries: list[object] = []
     entry: dict[str, object] = {}
     size = len(text)
@@ -490,14 +493,26 @@ def _sequence(text: str, at: int, indent: int) -> list[object]:
             body = spaces
         else:
             raise _Unsure  # a nested block, a continuation line, another indent
-        match = _ENTRY_KEY.match(text, body, end)
+        match = _ENTRY_KEY.fullmatch(text, body, end)
         if match is None:
-            raise _Unsure  # a scalar entry, a quoted, complex or merge key, an empty value
+            raise _Unsure  # a scalar entry, a quoted, complex or merge key
         key, rest = match.groups()
-        if not rest:
-            raise _Unsure
         key = intern(key)
         if key in entry or (key[0] in "nNtTfF" and resolve_plain(key) is not key):
+            raise _Unsure
+        if rest is None:  # ``key:`` alone: a block map under it, deeper than the entry's keys
+            under = _NEXT_LINE.search(text, end)
+            keys_at = indent + 2
+            if under is None or len(under.group(1)) <= keys_at or under.group(2)[0] == "#":
+                raise _Unsure  # null, a list, a comment: the parser reads them
+            entry[key] = _value(text, end, keys_at, None)
+            shallow = _SHALLOW.get(keys_at)
+            if shallow is None:
+                shallow = _SHALLOW[keys_at] = re.compile(r"\n {0,%d}(?=[^ \n])" % keys_at)  # noqa: UP031
+            after = shallow.search(text, end)
+            pos = after.start() + 1 if after is not None else size
+            continue
+        if not rest:
             raise _Unsure
         if "#" in rest or rest[-1] == " ":
             rest = _strip_comment(rest)

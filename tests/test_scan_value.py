@@ -167,6 +167,10 @@ def map_list(draw: st.DrawFn, indent: int) -> list[str]:
             comment = draw(st.sampled_from(["", "", "", " # c"]))
             word = _scalar(draw) if draw(st.booleans()) else draw(SIMPLE)
             value = f" {word}" if draw(st.integers(0, 15)) else ""
+            if not draw(st.integers(0, 5)):  # a block map under the entry's key
+                lines.append(f"{' ' * at}{lead}{draw(KEYS)}:{comment}")
+                lines.extend(draw(block_map(at + draw(st.sampled_from([4, 4, 3, 2])), 3)))
+                continue
             lines.append(f"{' ' * at}{lead}{draw(KEYS)}:{value}{comment}")
             odd = draw(st.integers(0, 30))
             if odd == 0:
@@ -296,11 +300,19 @@ def test_scan_agrees_on_the_items_of_testdata_resource_lists() -> None:
         ("a:\n- b: 1\n\n- b: 2\n", ("a",), _scan.UNSURE),
         ("a:\n- b: 1\n  b: 2\n", ("a",), _scan.UNSURE),
         ("a:\n- b: 1\n   c: 2\n", ("a",), _scan.UNSURE),
-        ("a:\n- b:\n    c: 2\n", ("a",), _scan.UNSURE),
+        ("a:\n- b:\n    c: 2\n", ("a",), [{"b": {"c": 2}}]),
         ("a:\n- b: 1\n- x\n", ("a",), _scan.UNSURE),
         ("a:\n- b: &x 1\n", ("a",), _scan.UNSURE),
         ("a:\n- b: 1\n  on: 2\n", ("a",), [{"b": 1, "on": 2}]),
         ("a:\n- b: 1\n  true: 2\n", ("a",), _scan.UNSURE),
+        (
+            "a:\n- n: p\n  c:\n    d: 1\n- n: q\nz: 2\n",
+            ("a",),
+            [{"n": "p", "c": {"d": 1}}, {"n": "q"}],
+        ),
+        ("a:\n- c:\n    d: 1\n  # x\n  e: 2\n", ("a",), _scan.UNSURE),
+        ("a:\n- c:\n  - 1\n", ("a",), _scan.UNSURE),
+        ("a:\n- c:\n  e: 2\n", ("a",), _scan.UNSURE),
         ("a: &x\n  b: 1\n", ("a", "b"), _scan.UNSURE),
         ('a: "x\n  y"\nb: z\n', ("b",), _scan.UNSURE),
         ("true: 1\n", ("true",), _scan.UNSURE),
