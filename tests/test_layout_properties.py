@@ -93,6 +93,13 @@ def _values(depth: int) -> st.SearchStrategy[Any]:
         SCALARS,
         st.dictionaries(KEYS, child, max_size=3),
         st.lists(child, max_size=3),
+        st.lists(
+            st.dictionaries(
+                KEYS, st.one_of(SCALARS, st.dictionaries(KEYS, SCALARS, max_size=2)), max_size=3
+            ),
+            min_size=1,
+            max_size=3,
+        ),
     )
 
 

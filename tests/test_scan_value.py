@@ -19,11 +19,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from krmlib import InputError, KubeObject
+from krmlib import InputError, KubeObject, ResourceList
 from krmlib._model import storage as _storage
 from krmlib._model import trees as _trees
 from krmlib._yaml import engines as _yaml
 from krmlib._yaml import scan as _scan
+from tests import layouts
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -74,6 +75,7 @@ WORDS = st.sampled_from(
         "ünï",
     ]
 )
+SIMPLE = st.sampled_from(["10.0.0.3/24", "vpc-ran", "5", "'7'", '"x"', "true", "null", "{}"])
 KEYS = st.sampled_from(
     ["a", "b", "name", "spec", "status", "x.y/z", "true", "null", "No", "on", "_k", "k-1", "a"]
 )
@@ -100,7 +102,19 @@ def block_map(draw: st.DrawFn, indent: int = 0, depth: int = 0) -> list[str]:
         key = draw(KEYS)
         shape = draw(
             st.sampled_from(
-                ["scalar", "scalar", "map", "map", "list", "level-list", "null", "multi", "block"]
+                [
+                    "scalar",
+                    "scalar",
+                    "map",
+                    "map",
+                    "list",
+                    "level-list",
+                    "null",
+                    "multi",
+                    "block",
+                    "map-list",
+                    "map-list",
+                ]
                 if depth < 3
                 else ["scalar", "null"]
             )
@@ -121,6 +135,9 @@ def block_map(draw: st.DrawFn, indent: int = 0, depth: int = 0) -> list[str]:
             lines.append(f"{pad}{key}:")
             for _ in range(draw(st.integers(1, 2))):
                 lines.append(f"{' ' * at}- {_scalar(draw)}")
+        elif shape == "map-list":
+            lines.append(f"{pad}{key}:{comment}")
+            lines.extend(draw(map_list(indent)))
         elif shape == "null":
             lines.append(f"{pad}{key}:{comment}")
         elif shape == "multi":
@@ -130,6 +147,44 @@ def block_map(draw: st.DrawFn, indent: int = 0, depth: int = 0) -> list[str]:
             lines.append(f"{pad}{key}: |")
             lines.append(f"{pad}  text")
             lines.append(f"{pad}  {draw(st.sampled_from(['b: c', '# hash', '']))}")
+    return lines
+
+
+@st.composite
+def map_list(draw: st.DrawFn, indent: int) -> list[str]:
+    """A block sequence of block maps of one-line scalars under a key at ``indent``: mostly
+    kpt's layout (level with the key, ``- a: x`` then ``  b: y``), with each way out of it
+    (an indented list, another indent for the next keys, a scalar or empty entry, a nested map,
+    a comment or blank line, a continuation line, a duplicate key)."""
+    at = indent + draw(st.sampled_from([0, 0, 0, 0, 2]))
+    lines: list[str] = []
+    for _ in range(draw(st.integers(1, 3))):
+        odd = draw(st.integers(0, 14))
+        if odd == 0:
+            lines.append(f"{' ' * at}- {_scalar(draw)}")
+            continue
+        if odd == 1:
+            lines.append(f"{' ' * at}-")
+            continue
+        for index in range(draw(st.integers(1, 3))):
+            lead = "- " if index == 0 else " " * draw(st.sampled_from([2, 2, 2, 2, 2, 1, 3]))
+            comment = draw(st.sampled_from(["", "", "", " # c"]))
+            word = _scalar(draw) if draw(st.booleans()) else draw(SIMPLE)
+            value = f" {word}" if draw(st.integers(0, 15)) else ""
+            if not draw(st.integers(0, 5)):  # a block map under the entry's key
+                lines.append(f"{' ' * at}{lead}{draw(KEYS)}:{comment}")
+                lines.extend(draw(block_map(at + draw(st.sampled_from([4, 4, 3, 2])), 3)))
+                continue
+            lines.append(f"{' ' * at}{lead}{draw(KEYS)}:{value}{comment}")
+            odd = draw(st.integers(0, 30))
+            if odd == 0:
+                lines.append(f"{' ' * (at + 4)}c: d")
+            elif odd == 1:
+                lines.append(f"{' ' * draw(st.sampled_from([0, at, at + 2]))}# between")
+            elif odd == 2:
+                lines.append("")
+            elif odd == 3:
+                lines.append(f"{' ' * (at + 4)}more")
     return lines
 
 
@@ -173,6 +228,8 @@ def _same(a: Any, b: Any) -> bool:
         return False
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)
 
 
@@ -240,6 +297,26 @@ def test_scan_agrees_on_the_items_of_testdata_resource_lists() -> None:
         ("a:\n  b: first\n    second\n", ("a", "b"), _scan.UNSURE),
         ("a:\n  b: x\n  b: y\n", ("a", "b"), _scan.UNSURE),
         ("a:\n  - 1\n", ("a",), _scan.UNSURE),
+        ("a:\n- b: 1\n  c: x # n\n- b: '2'\nd: y\n", ("a",), [{"b": 1, "c": "x"}, {"b": "2"}]),
+        ("a:\n  x:\n  - b: 1\n  y: 2\n", ("a",), {"x": [{"b": 1}], "y": 2}),
+        ("a:\n- b: 1\n# c\n- b: 2\n", ("a",), _scan.UNSURE),
+        ("a:\n- b: 1\n-\n", ("a",), _scan.UNSURE),
+        ("a:\n- b: 1\n\n- b: 2\n", ("a",), _scan.UNSURE),
+        ("a:\n- b: 1\n  b: 2\n", ("a",), _scan.UNSURE),
+        ("a:\n- b: 1\n   c: 2\n", ("a",), _scan.UNSURE),
+        ("a:\n- b:\n    c: 2\n", ("a",), [{"b": {"c": 2}}]),
+        ("a:\n- b: 1\n- x\n", ("a",), _scan.UNSURE),
+        ("a:\n- b: &x 1\n", ("a",), _scan.UNSURE),
+        ("a:\n- b: 1\n  on: 2\n", ("a",), [{"b": 1, "on": 2}]),
+        ("a:\n- b: 1\n  true: 2\n", ("a",), _scan.UNSURE),
+        (
+            "a:\n- n: p\n  c:\n    d: 1\n- n: q\nz: 2\n",
+            ("a",),
+            [{"n": "p", "c": {"d": 1}}, {"n": "q"}],
+        ),
+        ("a:\n- c:\n    d: 1\n  # x\n  e: 2\n", ("a",), _scan.UNSURE),
+        ("a:\n- c:\n  - 1\n", ("a",), _scan.UNSURE),
+        ("a:\n- c:\n  e: 2\n", ("a",), _scan.UNSURE),
         ("a: &x\n  b: 1\n", ("a", "b"), _scan.UNSURE),
         ('a: "x\n  y"\nb: z\n', ("b",), _scan.UNSURE),
         ("true: 1\n", ("true",), _scan.UNSURE),
@@ -266,3 +343,74 @@ def test_a_kube_object_reads_scanned_values_without_parsing() -> None:
     assert _storage.of(obj).plain is None  # nothing was parsed
     obj.set("spec.a.b", 8)
     assert obj.get("spec.a.b") == 8  # an edit is read from the edited text
+
+
+def _list_documents() -> Iterator[tuple[str, str]]:
+    """The specializers' packages and goldens that hold lists of maps of scalars (a claim's
+    ``status.ipClaimStatus``, a DataNetwork's ``spec.pools``, a Dependency's
+    ``status.injected``): what the scan of such lists is for."""
+    for folder in ("nfdeploy", "dnn-generator", "interface-expander", "nad-generator"):
+        for path in sorted((ROOT / "testdata" / folder).rglob("*.yaml")):
+            text = path.read_text(encoding="utf-8")
+            if any(word in text for word in ("ipClaimStatus:", "pools:", "injected:")):
+                yield str(path.relative_to(ROOT)), text
+
+
+def _lists_answered(text: str, item_form: bool) -> int:
+    """How many of ``_check``'s certain answers are lists (after it held them to the parse)."""
+    lists = 0
+    scan = _scan.scan_value
+
+    def counting(text: str, item_form: bool, keys: tuple[str, ...]) -> object:
+        nonlocal lists
+        found = scan(text, item_form, keys)
+        lists += isinstance(found, list)
+        return found
+
+    _scan.scan_value = counting
+    try:
+        _check(text, item_form)
+    finally:
+        _scan.scan_value = scan
+    return lists
+
+
+@pytest.mark.parametrize("layout", ["as-written", *sorted(layouts.LAYOUTS)])
+def test_lists_of_maps_scan_as_the_parser_reads_them_in_every_layout(layout: str) -> None:
+    """Each such document, re-written in each layout of the layout oracle, scans to what the
+    parser reads (or gives way); in kpt's own layout the lists are answered, not given way."""
+    documents = lists = 0
+    for _name, source in _list_documents():
+        try:
+            text = source if layout == "as-written" else layouts.relayout(source, layout)
+        except Exception:
+            continue  # a file the layouts cannot re-make
+        for part in text.split("\n---\n"):
+            documents += 1
+            lists += _lists_answered(part, item_form=False)
+            if "kind: ResourceList" in part and layout != "crlf":
+                try:
+                    rl = ResourceList.parse(part)
+                except InputError:
+                    continue
+                for obj in rl.items:
+                    store = _storage.of(obj)
+                    if store.is_item:
+                        lists += _lists_answered(store.src, item_form=True)
+    assert documents > 10
+    if layout in ("as-written", "compact-sequences"):
+        assert lists > 20, lists
+
+
+def test_the_levels_kept_for_the_next_path_are_the_same_texts() -> None:
+    """The scan keeps what it read of the last text for the next path asked of it: another
+    text (one value changed, the same length), or the same text as an item, is read anew."""
+    doc = "a:\n  b: 1\n  c: x\n"
+    assert _scan.scan_value(doc, False, ("a", "b")) == 1
+    assert _scan.scan_value(doc, False, ("a", "c")) == "x"
+    assert _scan.scan_value(doc.replace("1", "2"), False, ("a", "b")) == 2
+    assert _scan.scan_value("".join(doc), False, ("a", "b")) == 1  # equal, not the same object
+    item = "- a:\n    b: 1\n"
+    assert _scan.scan_value(item, True, ("a", "b")) == 1
+    assert _scan.scan_value(item, False, ("a", "b")) is _scan.UNSURE  # a list, not a map
+    assert _scan.scan_value(item, True, ("a",)) == {"b": 1}

@@ -247,8 +247,10 @@ def _block_end(text: str, start: int, indent: int) -> int:
 #
 # ``scan_value`` answers ``obj.get("status")`` or ``obj.get("spec.networkInstance.name")`` from an
 # unparsed item's text when the path runs through block maps and ends at a plain or simply quoted
-# one-line scalar, or at a block map of such maps and scalars: what kpt writes. Anything it does
-# not read with certainty (a list, a flow collection other than ``{}``/``[]``, a block or
+# one-line scalar, or at a block map of such maps and scalars, or at a list of maps of one-line
+# scalars in kpt's layout (level with its key, ``- a: x`` then ``  b: y``: a claim's
+# ``status.ipClaimStatus``, a DataNetwork's ``spec.pools``): what kpt writes. Anything it does
+# not read with certainty (another list, a flow collection other than ``{}``/``[]``, a block or
 # multi-line scalar, an anchor, an alias, a tag, an escape, a quoted or complex key, a key the
 # YAML core schema reads as a boolean or null, a duplicate key, a tab, non-ASCII text) answers
 # UNSURE and the caller parses the item: a certain answer is always the parser's answer
@@ -275,23 +277,26 @@ class _Unsure(Exception):
 def scan_value(text: str, item_form: bool, keys: tuple[str, ...]) -> object:
     """The plain value at ``keys`` (strings) in an item's text (an ``items`` entry: ``- `` and
     two-space indent; else a document), :data:`ABSENT`, or :data:`UNSURE`."""
-    if not keys or len(text) > _SCAN_LIMIT or "\t" in text or "\r" in text:
+    if not keys:
         return UNSURE
-    if open_scalar(text):
-        return UNSURE  # a scalar or flow collection over several lines: its lines are no keys
-    if item_form:
-        if not text.startswith("- ") or text[2:3] == " ":
-            return UNSURE  # the item's keys deeper than kpt's two: parse
-        text, indent = "\n  " + text[2:], 2
-    else:
-        if text[:1] == " ":
-            return UNSURE
-        text, indent = "\n" + text, 0
+    # A caller reads several paths of one item in a row: the checks of its whole text, the text
+    # as read and the levels read are kept for the next path (the last text asked about only).
+    asked, form, read, indent, levels = _LAST_SCAN[0]
+    if not ((text is asked or text == asked) and form is item_form):
+        read, indent = _readable(text, item_form)
+        levels = {}
+        _LAST_SCAN[0] = (text, item_form, read, indent, levels)
+    if read is None:
+        return UNSURE
+    text = read
     try:
         at = 0
         last = len(keys) - 1
         for depth, key in enumerate(keys):
-            found = _level(text, at, indent).get(key)
+            level = levels.get((at, indent))
+            if level is None:
+                level = levels[(at, indent)] = _level(text, at, indent)
+            found = level.get(key)
             if found is None:
                 return ABSENT
             at, rest = found
@@ -306,6 +311,27 @@ def scan_value(text: str, item_form: bool, keys: tuple[str, ...]) -> object:
     except _Unsure:
         return UNSURE
     return UNSURE
+
+
+_LAST_SCAN: list[tuple[str, bool, str | None, int, dict[tuple[int, int], Level]]] = [
+    ("", False, None, 0, {})
+]
+
+
+def _readable(text: str, item_form: bool) -> tuple[str | None, int]:
+    """``text`` as the scan reads it (a newline first, an item's ``- `` made its indent) and
+    its top level's indent; None when the whole text is one the scan gives way on."""
+    if len(text) > _SCAN_LIMIT or "\t" in text or "\r" in text:
+        return None, 0
+    if open_scalar(text):
+        return None, 0  # a scalar or flow collection over several lines: its lines are no keys
+    if item_form:
+        if not text.startswith("- ") or text[2:3] == " ":
+            return None, 0  # the item's keys deeper than kpt's two: parse
+        return "\n  " + text[2:], 2
+    if text[:1] == " ":
+        return None, 0
+    return "\n" + text, 0
 
 
 def _level(text: str, at: int, indent: int) -> Level:
@@ -394,8 +420,11 @@ def _quoted_or_empty(rest: str) -> object:
 
 
 def _value(text: str, at: int, indent: int, rest: str | None) -> object:
-    """The value of the key whose line ends at ``at``: a one-line scalar, or the map under it."""
+    """The value of the key whose line ends at ``at``: a one-line scalar, the map under it, or
+    a list of maps of one-line scalars level with it (:func:`_sequence`)."""
     if rest is None:
+        if text.startswith("- ", at + 1 + indent) and text.startswith(_PADS[indent], at):
+            return _sequence(text, at, indent)
         child = _child_indent(text, at, indent)
         if child is None:
             return None
@@ -406,6 +435,12 @@ def _value(text: str, at: int, indent: int, rest: str | None) -> object:
     following = _NEXT_LINE.search(text, at)
     if following is not None and len(following.group(1)) > indent:
         raise _Unsure  # a scalar that goes on over deeper lines (or a comment there)
+    return _scalar(rest)
+
+
+def _scalar(rest: str) -> object:
+    """A one-line scalar's value (its text without a comment): plain, simply quoted, ``{}``
+    or ``[]``; unsure for anything else."""
     first = rest[0]
     if first in "'\"[{":
         return _quoted_or_empty(rest)
@@ -414,3 +449,75 @@ def _value(text: str, at: int, indent: int, rest: str | None) -> object:
     if ": " in rest or rest[-1] == ":" or not _PLAIN_OK.fullmatch(rest):
         raise _Unsure
     return None if rest in _NULLS else resolve_plain(rest)
+
+
+_PADS = tuple("\n" + " " * n for n in range(_MAX_INDENT + 1))
+# A line of a list entry in kpt's layout: ``- key: value`` (the entry's first line) or ``  key:
+# value`` two deeper (its next keys), the key simple, one space or more before the value.
+_ENTRY_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_./-]*):(?: +([^\n]*))?")
+# The next line indented at most n (a comment line too): where an entry's nested map ends.
+_SHALLOW: dict[int, re.Pattern[str]] = {}
+
+
+def _sequence(text: str, at: int, indent: int) -> list[object]:
+    """The block sequence level with the key whose line ends at ``at`` (kpt's layout: ``key:``
+    then ``- a: x`` lines at the key's indent), when each entry is a block map of one-line
+    scalars or of block maps (read as :func:`_value` reads a map) whose keys sit two deeper than
+    the dash: ``- a: x`` then ``  b: y`` or ``  b:`` and a map deeper. Anything else (a scalar
+    entry, a list in an entry, a comment or blank line among the entries, another indent, an
+    empty value, a duplicate key) is unsure."""
+    entries: list[object] = []
+    entry: dict[str, object] = {}
+    size = len(text)
+    pos = at + 1
+    while pos < size:
+        nl = text.find("\n", pos)
+        end = nl if nl >= 0 else size
+        spaces = pos
+        while spaces < end and text[spaces] == " ":
+            spaces += 1
+        depth = spaces - pos
+        if spaces == end or text[spaces] == "#":
+            raise _Unsure  # a blank or comment line among (or after) the entries
+        if depth < indent:
+            break  # the list ended: an outer map's next key (read by that map's level)
+        if depth == indent:
+            if not text.startswith("- ", spaces):
+                if text[spaces] == "-":
+                    raise _Unsure  # an empty entry, or no key
+                break  # the map's next key, level with the list (read by the map's level)
+            entry = {}
+            entries.append(entry)
+            body = spaces + 2
+        elif depth == indent + 2 and entries:
+            body = spaces
+        else:
+            raise _Unsure  # a nested block, a continuation line, another indent
+        match = _ENTRY_KEY.fullmatch(text, body, end)
+        if match is None:
+            raise _Unsure  # a scalar entry, a quoted, complex or merge key
+        key, rest = match.groups()
+        key = intern(key)
+        if key in entry or (key[0] in "nNtTfF" and resolve_plain(key) is not key):
+            raise _Unsure
+        if rest is None:  # ``key:`` alone: a block map under it, deeper than the entry's keys
+            under = _NEXT_LINE.search(text, end)
+            keys_at = indent + 2
+            if under is None or len(under.group(1)) <= keys_at or under.group(2)[0] == "#":
+                raise _Unsure  # null, a list, a comment: the parser reads them
+            entry[key] = _value(text, end, keys_at, None)
+            shallow = _SHALLOW.get(keys_at)
+            if shallow is None:
+                shallow = _SHALLOW[keys_at] = re.compile(r"\n {0,%d}(?=[^ \n])" % keys_at)  # noqa: UP031
+            after = shallow.search(text, end)
+            pos = after.start() + 1 if after is not None else size
+            continue
+        if not rest:
+            raise _Unsure
+        if "#" in rest or rest[-1] == " ":
+            rest = _strip_comment(rest)
+            if not rest:
+                raise _Unsure
+        entry[key] = _scalar(rest)
+        pos = end + 1
+    return entries
