@@ -367,8 +367,8 @@ class Storage:
             spliced = self._splice(keys, value, obj)
             if spliced is not None:
                 return spliced
-        if _yaml.to_plain(walk(self.read(), keys, obj)) == value:
-            return False
+        if _yaml.to_plain(self.read_at(keys, obj)) == value:
+            return False  # as it is (read by a scan when the scan is certain: no parse)
         self._own_path(keys)
         if not self.is_new and self._add_path(keys, value):
             return True
@@ -465,7 +465,7 @@ class Storage:
         assert self.text is not None
         current = None
         if isinstance(value, list):
-            found = walk(self.read(), keys, obj)
+            found = self.read_at(keys, obj)
             if found is not MISSING:
                 current = _yaml.to_plain(found)
                 if current == value:
