@@ -1,6 +1,7 @@
 # The SDK side of the project (included by the main Makefile): the two wheels and the docs.
 #
-#   make dist   dist/krmlib-<v>-py3-none-any.whl and dist/krmfn-<v>-py3-none-any.whl, and
+#   make dist   dist/krmlib-<v>-<tags>.whl (tagged for this machine when its C check is built)
+#               and dist/krmfn-<v>-py3-none-any.whl, and
 #               krmlib's HTML docs as a release artifact: dist/krmlib-<v>-docs.tar.gz
 #   make docs-archive   that archive of the HTML `make docs` built: reproducible, its entries
 #               sorted, owned by 0:0 and dated SOURCE_DATE_EPOCH (default: the last commit's time)
