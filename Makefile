@@ -39,7 +39,7 @@ $(shell mkdir -p $(VENV) && (echo '$(PACKAGE_FILES)' | cmp -s - $(FILE_LIST) || 
 # under sdk/build/) and krmfn (pyproject.toml, the folder krmfn/, linked under build/).
 $(STAMP): pyproject.toml sdk/pyproject.toml sdk/setup.py sdk/src/_ccheck.c constraints.txt $(FILE_LIST)
 	@test -x $(PY) || python3 -m venv $(VENV)
-	@bash scripts/sdk/install-libyaml.sh
+	@bash scripts/install-apt-tool.sh libyaml-dev /usr/include/yaml.h "krmlib builds without its C check"
 	@$(PIP) install -q --disable-pip-version-check -c constraints.txt -e ./sdk -e '.[dev]' \
 		--config-settings editable_mode=strict
 	@touch $(STAMP)

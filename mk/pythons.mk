@@ -19,7 +19,7 @@ test-pythons:
 	     || [ sdk/pyproject.toml -nt $$venv/.installed ] \
 	     || [ sdk/src/_ccheck.c -nt $$venv/.installed ] \
 	     || [ constraints.txt -nt $$venv/.installed ]; then \
-	    rm -rf $$venv; $$py -m venv $$venv; bash scripts/sdk/install-libyaml.sh; \
+	    rm -rf $$venv; $$py -m venv $$venv; bash scripts/install-apt-tool.sh libyaml-dev /usr/include/yaml.h "krmlib builds without its C check"; \
 	    $$venv/bin/pip install -q --disable-pip-version-check -c constraints.txt -e ./sdk -e '.[dev]' \
 	      --config-settings editable_mode=strict; \
 	    touch $$venv/.installed; \
