@@ -395,6 +395,15 @@ EDITS = st.sampled_from(
 NEW_VALUES = st.sampled_from(["web", "v2", "true", "", "a b", "10"])
 
 
+def _settable(parsed: Any, keys: tuple[str, ...]) -> bool:
+    """Whether set() takes ``keys`` on ``parsed``: no scalar or list before the last key."""
+    for depth in range(1, len(keys)):
+        found = _trees.walk(parsed, keys[:depth])
+        if found is not _trees.MISSING and found is not None and not isinstance(found, dict):
+            return False
+    return True
+
+
 @SETTINGS
 @given(layouts(), EDITS, NEW_VALUES)
 def test_the_splice_writes_what_the_parser_reads(
@@ -402,10 +411,8 @@ def test_the_splice_writes_what_the_parser_reads(
 ) -> None:
     text, item_form, _obj = case
     parsed = parse(text, item_form)
-    for depth in range(1, len(keys)):
-        found = _trees.walk(parsed, keys[:depth])
-        if found is not _trees.MISSING and found is not None and not isinstance(found, dict):
-            return  # a scalar or list where the path goes on: set() refuses it
+    if not _settable(parsed, keys):
+        return  # a scalar or list where the path goes on: set() refuses it
     new = splice_set(text, item_form, keys, value)
     if new is None:
         return
@@ -419,10 +426,8 @@ def test_an_edit_changes_that_one_value(
 ) -> None:
     text, item_form, _obj = case
     parsed = parse(text, item_form)
-    for depth in range(1, len(keys)):
-        found = _trees.walk(parsed, keys[:depth])
-        if found is not _trees.MISSING and found is not None and not isinstance(found, dict):
-            return  # a scalar or list where the path goes on: set() refuses it
+    if not _settable(parsed, keys):
+        return  # a scalar or list where the path goes on: set() refuses it
     if "\r" in text:
         text = text.replace("\r\n", "\n")  # the reader reads CRLF as LF before any item is made
         parsed = parse(text, item_form)
