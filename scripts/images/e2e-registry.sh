@@ -63,11 +63,11 @@ cleanup() {
   fi
   for fn in "${KRMFN_FUNCTIONS[@]}"; do
     podman manifest rm "$REGISTRY/krmfn/$fn:$TAG" >/dev/null 2>&1 || true
-    podman rmi "localhost/krmfn-e2e/$fn:amd64" >/dev/null 2>&1 || true
-    podman rmi "localhost/krmfn-e2e/$fn:arm64" >/dev/null 2>&1 || true
+    podman rmi "localhost/krmfn-e2e-$port/$fn:amd64" >/dev/null 2>&1 || true
+    podman rmi "localhost/krmfn-e2e-$port/$fn:arm64" >/dev/null 2>&1 || true
   done
   remove_registry_names "$REGISTRY"
-  bash scripts/images/setup-registry.sh --remove || true
+  bash scripts/images/setup-registry.sh --remove "$REGISTRY" || true
   if [[ "${KRMFN_KEEP:-}" == 1 ]]; then log "keeping $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -237,8 +237,8 @@ t0=$(now_ns)
 while read -r fn arch ref; do
   podman pull --quiet "$ref" >/dev/null 2>"$work/logs/pull-$fn-$arch.log" \
     || { cat "$work/logs/pull-$fn-$arch.log" >&2; fail "podman pull $ref"; continue; }
-  podman tag "$ref" "localhost/krmfn-e2e/$fn:$arch"
-  got="$(podman image inspect --format '{{.Architecture}}' "localhost/krmfn-e2e/$fn:$arch")"
+  podman tag "$ref" "localhost/krmfn-e2e-$port/$fn:$arch"
+  got="$(podman image inspect --format '{{.Architecture}}' "localhost/krmfn-e2e-$port/$fn:$arch")"
   [[ "$got" == "$arch" ]] || fail "$ref is $got, not $arch"
 done <"$work/platforms.txt"
 log "pulled the amd64 and arm64 variants by digest: $(since "$t0") s"
@@ -247,8 +247,8 @@ t0=$(now_ns)
 cases="${KRMFN_ARM64_CASES:-4}"
 export KRMFN_REAL_TOOL
 KRMFN_REAL_TOOL="$(command -v podman)"
-if ! "$PY" scripts/images/golden_images.py --want "localhost/krmfn-e2e/{fn}:amd64" \
-    --got "localhost/krmfn-e2e/{fn}:arm64" --cases "$cases" "${KRMFN_FUNCTIONS[@]}" \
+if ! "$PY" scripts/images/golden_images.py --want "localhost/krmfn-e2e-$port/{fn}:amd64" \
+    --got "localhost/krmfn-e2e-$port/{fn}:arm64" --cases "$cases" "${KRMFN_FUNCTIONS[@]}" \
     2> >(tee "$work/logs/arm64.log" >&2); then
   fail "the arm64 images differ from the amd64 ones on golden cases (above)"
 fi
