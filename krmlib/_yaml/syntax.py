@@ -254,8 +254,9 @@ def _where(outline: Outline, text: str, line: int | None) -> str:
     return f"{label}{head.label()}: "
 
 
-_GUESS_KIND = re.compile(r"\n(?:- |  )?kind: *['\"]?([A-Za-z0-9]+)")
-_GUESS_NAME = re.compile(r"\n(?:  )?  name: *['\"]?([A-Za-z0-9._-]+)")
+# For an error message only: compiled on first use (re caches them).
+_GUESS_KIND = r"\n(?:- |  )?kind: *['\"]?([A-Za-z0-9]+)"
+_GUESS_NAME = r"\n(?:  )?  name: *['\"]?([A-Za-z0-9._-]+)"
 
 
 def _guess_head(head: Head, text: str) -> None:
@@ -265,7 +266,7 @@ def _guess_head(head: Head, text: str) -> None:
     window = window[: first if first > 0 else len(window)]
     for slot, pattern in ((1, _GUESS_KIND), (2, _GUESS_NAME)):
         if head.values[slot] is None:
-            match = pattern.search("\n" + window)
+            match = re.search(pattern, "\n" + window)
             if match:
                 head.values[slot] = match.group(1)
 
