@@ -68,6 +68,8 @@ INSTRUCTIONS_BLOCK = re.compile(
 GATE_BLOCK = re.compile(r"<!-- gate: begin.*?<!-- gate: end -->\n?", re.DOTALL)
 # and the one scripts/durability/ab_cpu.py writes (prepare-all's CPU across versions)
 DURABILITY_BLOCK = re.compile(r"<!-- durability: begin.*?<!-- durability: end -->\n?", re.DOTALL)
+# and the start-up analysis of issue 37 (before/after, instruction counts: written by hand)
+STARTUP_BLOCK = re.compile(r"<!-- startup: begin.*?<!-- startup: end -->\n?", re.DOTALL)
 # and the one bench/scaling.py writes (T(100k)/T(10k) per function, issue 37 item 5)
 SCALING_BLOCK = re.compile(r"<!-- scaling: begin.*?<!-- scaling: end -->\n?", re.DOTALL)
 
@@ -172,15 +174,15 @@ class Startup:
     name: str
     eval_seconds: float = 0.0
     over_cat_ms: float = 0.0  # wall: the median of the rounds' differences with cat
+    import_ms: float = 0.0
+    cpu_over_python_ms: float = float("nan")  # CPU of a 1-item run minus `python -c pass`'s
+    top_imports: list[tuple[str, float]] = field(default_factory=list)
+    note: str = ""
     # CPU (kpt's process and its children, user + sys) over `kpt fn eval --exec cat`'s: the
     # minimum over the rounds of each, one minus the other (sharing a machine only adds CPU):
     # the verdict's figure (issue 37)
     over_cat_cpu_ms: float = float("nan")
     over_cat_quiet_ms: float = float("nan")  # wall, the median over the quietest rounds
-    import_ms: float = 0.0
-    cpu_over_python_ms: float = float("nan")  # CPU of a 1-item run minus `python -c pass`'s
-    top_imports: list[tuple[str, float]] = field(default_factory=list)
-    note: str = ""
 
 
 @dataclass
@@ -888,6 +890,7 @@ def write_report(path: Path, text: str) -> None:
         GATE_BLOCK,
         DURABILITY_BLOCK,
         SCALING_BLOCK,
+        STARTUP_BLOCK,
     ):
         kept = block.search(old)
         text += "\n" + kept.group(0) if kept else ""
