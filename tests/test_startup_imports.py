@@ -242,15 +242,15 @@ def test_no_new_eager_import(function: str) -> None:
 # every run (the reader, the scan) or is on a per-item path where re's cache lookup would cost
 # more than the compile; the gate's (krmlib/_io/gate.py, glance.py) are for its helper.
 COMPILED_AT_IMPORT = {
-    "applyset-labeler": 35,
-    "dnn-generator": 35,
-    "interface-expander": 35,
-    "ipam-allocator": 35,
-    "merger": 37,
-    "nad-generator": 35,
-    "nfdeploy": 36,
-    "preparer": 37,
-    "topology-to-pvs": 37,
+    "applyset-labeler": 31,
+    "dnn-generator": 31,
+    "interface-expander": 31,
+    "ipam-allocator": 31,
+    "merger": 33,
+    "nad-generator": 31,
+    "nfdeploy": 32,
+    "preparer": 33,
+    "topology-to-pvs": 33,
 }
 
 _COUNT_COMPILES = """\

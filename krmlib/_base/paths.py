@@ -49,7 +49,7 @@ def _parse(path: str) -> tuple[Key, ...]:
     return tuple(keys)
 
 
-_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+_PLAIN_KEY = r"^[A-Za-z0-9_-]+$"  # compiled on first use (re caches it)
 
 
 def format_path(keys: Sequence[Key]) -> str:
@@ -58,7 +58,7 @@ def format_path(keys: Sequence[Key]) -> str:
     for key in keys:
         if isinstance(key, int):
             out += f"[{key}]"
-        elif _PLAIN_KEY.match(key):
+        elif re.match(_PLAIN_KEY, key):
             out += f".{key}" if out else key
         else:
             out += f'["{key}"]'
