@@ -68,6 +68,8 @@ INSTRUCTIONS_BLOCK = re.compile(
 GATE_BLOCK = re.compile(r"<!-- gate: begin.*?<!-- gate: end -->\n?", re.DOTALL)
 # and the one scripts/durability/ab_cpu.py writes (prepare-all's CPU across versions)
 DURABILITY_BLOCK = re.compile(r"<!-- durability: begin.*?<!-- durability: end -->\n?", re.DOTALL)
+# and the start-up analysis of issue 37 (before/after, instruction counts: written by hand)
+STARTUP_BLOCK = re.compile(r"<!-- startup: begin.*?<!-- startup: end -->\n?", re.DOTALL)
 # and the one bench/scaling.py writes (T(100k)/T(10k) per function, issue 37 item 5)
 SCALING_BLOCK = re.compile(r"<!-- scaling: begin.*?<!-- scaling: end -->\n?", re.DOTALL)
 
@@ -79,6 +81,9 @@ FUNCTIONS = (
     "preparer",
     "nad-generator",
 )
+# Measured for start-up only (`--sizes '' --functions ...`): their sized packages are
+# bench/specializer_cpu.py's, not generate.py's mixed one.
+STARTUP_ONLY = ("dnn-generator", "nfdeploy", "ipam-allocator")
 # Reference functions on krmlib alone (bench/fns): the library's floor under the functions.
 REFERENCES = {
     "noop": "krmlib_noop.py",
@@ -168,11 +173,16 @@ class Function:
 class Startup:
     name: str
     eval_seconds: float = 0.0
-    over_cat_ms: float = 0.0
+    over_cat_ms: float = 0.0  # wall: the median of the rounds' differences with cat
     import_ms: float = 0.0
     cpu_over_python_ms: float = float("nan")  # CPU of a 1-item run minus `python -c pass`'s
     top_imports: list[tuple[str, float]] = field(default_factory=list)
     note: str = ""
+    # CPU (kpt's process and its children, user + sys) over `kpt fn eval --exec cat`'s: the
+    # minimum over the rounds of each, one minus the other (sharing a machine only adds CPU):
+    # the verdict's figure (issue 37)
+    over_cat_cpu_ms: float = float("nan")
+    over_cat_quiet_ms: float = float("nan")  # wall, the median over the quietest rounds
 
 
 @dataclass
@@ -187,6 +197,8 @@ class Report:
     python_pass_ms: float = 0.0
     python_pass_cpu_ms: float = 0.0
     cat_eval_seconds: float = 0.0
+    cat_eval_cpu_ms: float = 0.0  # the minimum over the start-up rounds
+    quiet_rounds: int = 0  # the rounds whose cat ran fastest (wall): a third of them
     startup_reps: int = 0
     bytecode: str = ""  # how the measured packages had their bytecode (start-up)
     images: dict[str, float | None] = field(default_factory=dict)  # function -> MB
@@ -521,9 +533,11 @@ def bench_startup(args: argparse.Namespace, report: Report, work: Path) -> None:
     commands: list[tuple[Function | None, Row]] = [(None, Row(1, "kpt fn eval --exec cat"))]
     commands += [(fn, Row(1, fn.name + EVAL_SUFFIX)) for fn in report.functions]
     over: dict[str, list[float]] = {fn.name: [] for fn in report.functions}
+    rounds: list[dict[str, Sample]] = []  # each round's samples, by name ("cat" for cat)
     for round_ in range(args.startup_reps):
         turn = round_ % len(commands)
         times: dict[str, float] = {}
+        rounds.append({})
         for fn, row in commands[turn:] + commands[:turn]:
             if row.note:
                 continue
@@ -536,6 +550,7 @@ def bench_startup(args: argparse.Namespace, report: Report, work: Path) -> None:
                 row.note = f"exit {sample.returncode}: {_last_line(sample.stderr)}"
                 continue
             times[fn.name if fn else "cat"] = sample.seconds
+            rounds[-1][fn.name if fn else "cat"] = sample
         if "cat" not in times:
             continue
         for name, seconds in times.items():
@@ -547,6 +562,11 @@ def bench_startup(args: argparse.Namespace, report: Report, work: Path) -> None:
         )
     cat = commands[0][1]
     report.cat_eval_seconds = cat.seconds if cat.samples else 0.0
+    with_cat = [r for r in rounds if "cat" in r]
+    cat_cpu = [r["cat"].cpu_seconds for r in with_cat]
+    report.cat_eval_cpu_ms = min(cat_cpu) * 1000 if cat_cpu else 0.0
+    quiet = sorted(with_cat, key=lambda r: r["cat"].seconds)[: max(1, len(with_cat) // 3)]
+    report.quiet_rounds = len(quiet) if with_cat else 0
     for fn, row in commands[1:]:
         assert fn is not None
         startup = Startup(fn.name)
@@ -556,6 +576,10 @@ def bench_startup(args: argparse.Namespace, report: Report, work: Path) -> None:
         else:
             startup.eval_seconds = row.seconds
             startup.over_cat_ms = statistics.median(over[fn.name])
+            cpu = [r[fn.name].cpu_seconds for r in with_cat if fn.name in r]
+            startup.over_cat_cpu_ms = min(cpu) * 1000 - report.cat_eval_cpu_ms
+            walls = [(r[fn.name].seconds - r["cat"].seconds) * 1000 for r in quiet if fn.name in r]
+            startup.over_cat_quiet_ms = statistics.median(walls) if walls else float("nan")
         fn_rl = with_config(rl, fn.config, target / f"rl-{fn.name}.yaml")
         env = {**os.environ, "PYTHONPROFILEIMPORTTIME": "1"}
         sample = measure(fn.command, fn_rl, timeout=args.timeout, env=env)
@@ -709,9 +733,10 @@ def targets(report: Report) -> list[str]:
         else:
             limit, form = startup_target(fn)
             checks.append(
-                f"start-up ≤ {limit:.0f} ms over cat ({form}): "
-                f"{verdict(startup.over_cat_ms <= limit)} "
-                f"({startup.over_cat_ms:.0f} ms)"
+                f"start-up ≤ {limit:.0f} ms CPU over cat under kpt ({form}): "
+                f"{verdict(startup.over_cat_cpu_ms <= limit)} "
+                f"({startup.over_cat_cpu_ms:.0f} ms; wall {startup.over_cat_quiet_ms:.0f} ms "
+                "on the quietest rounds, not judged)"
             )
             checks.append(
                 f"start-up ≤ {MAX_STARTUP_CPU_MS:.0f} ms CPU over python: "
@@ -792,24 +817,31 @@ def startup_target(fn: Function) -> tuple[float, str]:
 def startup_table(report: Report) -> list[str]:
     lines = [
         f"1-resource package, {report.startup_reps} alternating rounds (each command once per "
-        "round; over cat: the median of each round's difference with cat). "
-        f"`kpt fn eval --exec cat`: {report.cat_eval_seconds * 1000:.0f} ms; "
+        "round, kpt with GOMAXPROCS=1). Over cat, CPU (the verdict): the minimum over the rounds "
+        "of kpt's CPU and its children's (user + sys: kpt, the function, its forked input "
+        "check) minus the minimum of `kpt fn eval --exec cat`'s; wall: the median of each "
+        f"round's difference with cat, over all rounds and over the {report.quiet_rounds} "
+        "quietest (the rounds whose cat ran fastest). "
+        f"`kpt fn eval --exec cat`: {report.cat_eval_seconds * 1000:.0f} ms wall, "
+        f"{report.cat_eval_cpu_ms:.0f} ms CPU; "
         f"`python -c pass`: {report.python_pass_ms:.0f} ms "
         f"({report.python_pass_cpu_ms:.0f} ms CPU, the minimum). "
         f"Run with bytecode: {report.bytecode}. CPU over python: the function alone on the "
         "1-item ResourceList, the minimum of its CPU over the rounds minus python's.",
         "",
-        "| function | under kpt, ms | over cat, ms | CPU over python, ms | imports, ms "
+        "| function | under kpt, ms | over cat CPU, ms | over cat wall, ms (quietest) "
+        "| over cat wall, ms (all) | CPU over python, ms | imports, ms "
         "| top packages (import ms) |",
-        "|---|---:|---:|---:|---:|---|",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for s in report.startups:
         top = ", ".join(f"{name} {ms:.0f}" for name, ms in s.top_imports[:5])
         if s.note:
-            lines.append(f"| {s.name} | | | | {s.import_ms:.0f} | {s.note} |")
+            lines.append(f"| {s.name} | | | | | | {s.import_ms:.0f} | {s.note} |")
         else:
             lines.append(
-                f"| {s.name} | {s.eval_seconds * 1000:.0f} | {s.over_cat_ms:.0f} "
+                f"| {s.name} | {s.eval_seconds * 1000:.0f} | {s.over_cat_cpu_ms:.0f} "
+                f"| {s.over_cat_quiet_ms:.0f} | {s.over_cat_ms:.0f} "
                 f"| {s.cpu_over_python_ms:.0f} | {s.import_ms:.0f} | {top} |"
             )
     return lines
@@ -858,6 +890,7 @@ def write_report(path: Path, text: str) -> None:
         GATE_BLOCK,
         DURABILITY_BLOCK,
         SCALING_BLOCK,
+        STARTUP_BLOCK,
     ):
         kept = block.search(old)
         text += "\n" + kept.group(0) if kept else ""
@@ -910,8 +943,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     for name in args.functions:
-        if name not in FUNCTIONS:
-            parser.error(f"unknown function {name!r} (known: {', '.join(FUNCTIONS)})")
+        if name not in FUNCTIONS + STARTUP_ONLY:
+            known = ", ".join(FUNCTIONS + STARTUP_ONLY)
+            parser.error(f"unknown function {name!r} (known: {known})")
+        if name in STARTUP_ONLY and args.sizes != []:
+            parser.error(f"{name} is measured for start-up only: add --sizes ''")
     for name in args.reference:
         if name not in REFERENCES:
             parser.error(f"unknown reference {name!r} (known: {', '.join(REFERENCES)})")

@@ -11,6 +11,8 @@ Nothing here imports a function until it runs: ``krmfn --help`` stays cheap.
 
 from __future__ import annotations
 
+import atexit
+import gc
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -130,6 +132,9 @@ def entry_point(package: str, module: str = "") -> Callable[[], int]:
     function = next(f for f in FUNCTIONS if f.package == package)
 
     def main() -> int:
+        # At exit, no last collection over every object the run made (about 5% of a small
+        # run's instructions, issue 37): the output is written and flushed by then.
+        atexit.register(gc.freeze)
         return function.main(sys.argv[1:])
 
     if module == "__main__":

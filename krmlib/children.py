@@ -31,7 +31,6 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Literal, NamedTuple, Protocol
 
 from ._base.errors import KrmError
@@ -263,6 +262,8 @@ def parse_owner(value: str) -> OwnerKey | None:
 
 def now_rfc3339() -> str:
     """The current UTC time as RFC 3339 (seconds), or ``SOURCE_DATE_EPOCH`` when set."""
+    from datetime import UTC, datetime  # only a deletion mark needs it: not at start-up
+
     raw = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
     if raw:
         try:

@@ -116,6 +116,36 @@ NOT_IN = {
     "nfdeploy": {"hashlib", "pathlib"},  # ipaddress: only for the Interfaces' prefixes
     "ipam-allocator": {"hashlib", "subprocess"},  # krmfn specialize's kpt runs: not the function
 }
+# Issue 37: imported where used, never at start-up. datetime: krmlib.children's deletion mark;
+# shutil (bz2, lzma, zlib): the preparer's half-made site folder; fractions (decimal, numbers):
+# nfdeploy's Capacity quantities; ipaddress: nfdeploy's Interface prefixes; pathlib:
+# applyset-labeler's live objects file.
+for _function in NOT_IN:
+    NOT_IN[_function] |= {"datetime", "shutil", "fractions", "decimal"}
+NOT_IN["nfdeploy"] |= {"ipaddress"}
+NOT_IN["applyset-labeler"] |= {"pathlib"}
+
+# What a run may import beyond a bare interpreter running the wrapper below (issue 37): any other
+# module fails the test, so a new eager import is a decision (add it here with its reason), not
+# an accident. Modules named with a leading underscore come with their public module.
+AT_START = {
+    # re, typing and what they import; collections, functools, itertools for krmlib's records
+    *("re", "enum", "typing", "collections", "functools", "operator", "keyword", "reprlib"),
+    *("copyreg", "types", "itertools", "contextlib", "warnings"),
+    *("yaml", "cython_runtime"),  # the libyaml binding (krmlib/_yaml/libyaml.py)
+    "gc",  # the runner turns the cyclic collector off
+    "bisect",  # krmlib._yaml.syntax: line numbers of an error
+    "math",  # krmlib._config.parse: number fields
+}
+AT_START_FOR = {
+    "applyset-labeler": {"base64", "binascii", "struct", "contextvars"},  # the ApplySet id
+    "merger": {"contextvars"},  # krmlib._io.confine: reads confined to the package
+    "ipam-allocator": {"contextvars"},
+    # pathlib (fnmatch, urllib, ipaddress, ntpath, errno), json: the vendored schemas it reads
+    "preparer": {"contextvars", "pathlib", "fnmatch", "urllib", "ipaddress", "ntpath", "errno"}
+    | {"json"},
+}
+AT_ERROR = {"difflib", "heapq"}  # "did you mean" in an invalid config's message
 # Runs that write an item through the round trip: none since the merger's fresh copies are cut
 # from the text (krmlib without_annotations).
 ROUND_TRIP: set[tuple[str, str]] = set()
@@ -137,8 +167,9 @@ def _input(function: str, form: str) -> str:
 
 
 WRAPPER = """\
-import atexit, runpy, sys
+import atexit, gc, runpy, sys
 atexit.register(lambda: sys.stderr.write("MODULES " + " ".join(sorted(sys.modules)) + "\\n"))
+atexit.register(lambda: sys.stderr.write(f"FROZEN {gc.get_freeze_count()}\\n"))
 sys.argv = [sys.argv[1]]
 runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
 """
@@ -182,6 +213,91 @@ def test_no_function_imports_what_it_does_not_use(function: str, form: str) -> N
     assert not unused, sorted(unused)
     round_trip = {m for m in modules if m.startswith("ruamel")}
     assert bool(round_trip) == ((function, form) in ROUND_TRIP), sorted(round_trip)[:3]
+
+
+_BARE = "import atexit, runpy, sys\nprint(' '.join(sys.modules))\n"
+
+
+@pytest.mark.parametrize("function", sorted(CONFIGS))
+def test_no_new_eager_import(function: str) -> None:
+    """Every module a run imports beyond the bare interpreter (and the wrapper) is one listed in
+    AT_START, AT_START_FOR (with the reason the function needs it) or AT_ERROR (an invalid
+    config's message): a module-level import added anywhere under a function fails here."""
+    bare = subprocess.run(
+        [sys.executable, "-c", _BARE], capture_output=True, text=True, timeout=60, check=True
+    )
+    before = {m.split(".")[0] for m in bare.stdout.split()}
+    allowed = AT_START | AT_START_FOR.get(function, set())
+    for form in ("configmap", "invalid"):
+        modules = _imported(function, form)[0]
+        new = {m.split(".")[0] for m in modules if not m.startswith("_")} - before
+        new -= {"krmlib", "krmfn"} | allowed | (AT_ERROR if form == "invalid" else set())
+        assert not new, f"{function} ({form}) imports {sorted(new)} at start-up"
+
+
+# Patterns compiled while a function's modules are imported (module-level ``re.compile`` in
+# krmlib and krmfn): at most these many (issue 37). A pattern used only on some inputs is kept as
+# text and given to ``re.search(PATTERN, ...)`` (re caches it): compiled on first use.
+# Before issue 37: 52 for the merger and the preparer, 44 for nfdeploy. What is left is used by
+# every run (the reader, the scan) or is on a per-item path where re's cache lookup would cost
+# more than the compile; the gate's (krmlib/_io/gate.py, glance.py) are for its helper.
+COMPILED_AT_IMPORT = {
+    "applyset-labeler": 31,
+    "dnn-generator": 31,
+    "interface-expander": 31,
+    "ipam-allocator": 31,
+    "merger": 33,
+    "nad-generator": 31,
+    "nfdeploy": 32,
+    "preparer": 33,
+    "topology-to-pvs": 33,
+}
+
+_COUNT_COMPILES = """\
+import re, sys
+compiled = []
+_compile = re.compile
+def counting(pattern, flags=0):
+    caller = sys._getframe(1)
+    if caller.f_code.co_name == "<module>" and caller.f_globals.get("__name__", "").startswith(
+        ("krmlib", "krmfn")
+    ):
+        compiled.append(caller.f_globals["__name__"])
+    return _compile(pattern, flags)
+re.compile = counting
+from krmfn.registry import BY_NAME
+__import__(sys.argv[1] + ".__main__")
+BY_NAME[sys.argv[2]].load()
+print(len(compiled))
+"""
+
+
+@pytest.mark.parametrize("function", sorted(CONFIGS))
+def test_patterns_compiled_at_import(function: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _COUNT_COMPILES, BY_NAME[function].package, function],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert int(done.stdout) <= COMPILED_AT_IMPORT[function], done.stdout
+
+
+def test_the_process_ends_without_a_last_collection() -> None:
+    """The console script freezes the heap at exit (krmfn/registry.py): the interpreter's last
+    collection over every object of the run is skipped; the output is complete before."""
+    done = subprocess.run(
+        [sys.executable, "-c", WRAPPER, BY_NAME["merger"].package],
+        input=PACKAGE,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    frozen = [line for line in done.stderr.splitlines() if line.startswith("FROZEN ")]
+    assert frozen and int(frozen[0].split()[1]) > 10_000, done.stderr[-500:]
+    assert "kind: ResourceList" in done.stdout and "name: settings" in done.stdout
 
 
 def test_as_model_still_validates_with_pydantic() -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-
 from krmlib import sha256_digest
 
 
@@ -13,6 +11,8 @@ def applyset_id(name: str, namespace: str, kind: str, group: str) -> str:
     Empty namespace (cluster-scoped parent) and empty group (core) stay empty strings, so the
     result is always 55 characters and a valid label value.
     """
+    import base64  # here, not at start-up: a run with no parent to label never needs it
+
     digest = sha256_digest(f"{name}.{namespace}.{kind}.{group}")
     encoded = base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
     return f"applyset-{encoded}-v1"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
 from krmlib import (
@@ -50,6 +49,8 @@ def load_live_objects(value: list[dict[str, Any]] | str, items: Items) -> list[K
                 )
             out.append(KubeObject.from_dict(data))
         return out
+    from pathlib import Path  # a live objects file only: not at start-up
+
     base = FunctionPackage.of(items).folder  # the rendered package's folder (or None)
     path = Path(value)
     if not path.is_absolute():

@@ -14,7 +14,6 @@ configs); then the gate is ``"True"``. Read from nephio-project/nephio
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Any
 
 from krmfn.nephio import (
@@ -155,6 +154,8 @@ class Spec:
             if not isinstance(claim, dict) or claim.get("prefix") is None:
                 continue
             prefix = claim["prefix"]
+            import ipaddress  # an Interface's prefixes only: not at start-up
+
             try:
                 network = ipaddress.ip_interface(str(prefix))
             except ValueError:

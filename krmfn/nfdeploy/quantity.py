@@ -9,7 +9,10 @@ nfdeploy-fn copies the Capacity's throughputs into the NFDeployment through Go's
 from __future__ import annotations
 
 import re
-from fractions import Fraction
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported where used: fractions pulls decimal, numbers (a Capacity only)
+    from fractions import Fraction
 
 _DECIMAL = {
     "n": -9,
@@ -46,6 +49,8 @@ def canonical(value: object) -> str:
             f"quantities must match the regular expression "
             f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': {text!r}"
         )
+    from fractions import Fraction
+
     number, suffix, exponent = match.groups()
     amount = Fraction(number)
     if suffix in _BINARY:
@@ -77,6 +82,8 @@ def _decimal(amount: Fraction, style: str) -> str:
     exponent = -9
     scaled = amount * 10**9
     if scaled.denominator != 1:
+        from fractions import Fraction
+
         scaled = Fraction(-((-scaled.numerator) // scaled.denominator))  # ceiling
     whole = scaled.numerator
     while exponent < 18 and whole % 1000 == 0:

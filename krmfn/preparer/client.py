@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
-import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -193,6 +192,8 @@ def _write_package(folder: Path, objects: Sequence[KubeObject]) -> None:
         if folder.is_dir() and not folder.is_symlink():
             aside = folder.with_name(f".{folder.name}.krmfn-tmp-half-made-{os.getpid()}")
             folder.rename(aside)  # out of the way at once; removed (a kill: by the next run)
+            import shutil  # here: shutil pulls bz2, lzma and zlib, not needed at start-up
+
             shutil.rmtree(aside)
         write_package(folder, placed)  # paths checked, kpt's annotations left out
     except OSError as exc:

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 Key = str | int
 Path = str | Sequence[Key]
 
-_TOKEN = re.compile(r"""\.?([^.\[\]"']+)|\[(\d+)\]|\["([^"]*)"\]|\['([^']*)'\]""")
+# Compiled on first use (re caches it): not at start-up.
+_TOKEN = r"""\.?([^.\[\]"']+)|\[(\d+)\]|\["([^"]*)"\]|\['([^']*)'\]"""
 
 
 def parse_path(path: Path) -> tuple[Key, ...]:
@@ -33,9 +34,10 @@ def _parse(path: str) -> tuple[Key, ...]:
     if path == "":
         return ()
     keys: list[Key] = []
+    token = re.compile(_TOKEN)
     pos = 0
     while pos < len(path):
-        match = _TOKEN.match(path, pos)
+        match = token.match(path, pos)
         if match is None or match.end() == pos:
             raise ValueError(f"invalid field path {path!r} at position {pos}")
         name, index, dq, sq = match.groups()
@@ -47,7 +49,7 @@ def _parse(path: str) -> tuple[Key, ...]:
     return tuple(keys)
 
 
-_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+_PLAIN_KEY = r"^[A-Za-z0-9_-]+$"  # compiled on first use (re caches it)
 
 
 def format_path(keys: Sequence[Key]) -> str:
@@ -56,7 +58,7 @@ def format_path(keys: Sequence[Key]) -> str:
     for key in keys:
         if isinstance(key, int):
             out += f"[{key}]"
-        elif _PLAIN_KEY.match(key):
+        elif re.match(_PLAIN_KEY, key):
             out += f".{key}" if out else key
         else:
             out += f'["{key}"]'

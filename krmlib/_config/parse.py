@@ -258,10 +258,10 @@ _SPACE = (
     "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
     "\u200a\u2028\u2029\u202f\u205f\u3000"
 )
-_INT_TEXT = re.compile(r"[+-]?[0-9](?:_?[0-9])*(?:\.0+)?\Z")
-_FLOAT_TEXT = re.compile(
-    r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)\Z",
-    re.IGNORECASE,
+# The number forms, compiled on first use (re caches them): not at start-up.
+_INT_TEXT = r"[+-]?[0-9](?:_?[0-9])*(?:\.0+)?\Z"
+_FLOAT_TEXT = (
+    r"(?i)[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)\Z"
 )
 _I64 = 2**63
 _BOOLS = dict.fromkeys(("1", "on", "t", "true", "y", "yes"), True)
@@ -297,7 +297,7 @@ def _int(value: Any) -> int:
             raise _Invalid("int_parsing_size")
     elif isinstance(value, str):
         text = value.strip(_SPACE)
-        if not _INT_TEXT.match(text):
+        if not re.match(_INT_TEXT, text):
             raise _Invalid("int_parsing")
         try:
             return int(text.partition(".")[0])
@@ -319,11 +319,11 @@ def _float(value: Any) -> float:
     value = _text(value)
     if not isinstance(value, str):
         raise _Invalid("float_type")
-    if _FLOAT_TEXT.match(value.strip(_SPACE)):
+    if re.match(_FLOAT_TEXT, value.strip(_SPACE)):
         return float(value)
     # Underscores between characters (none first, last or doubled), then no spaces around.
     text = value.replace("_", "")
-    if value[:1] != "_" and value[-1:] != "_" and "__" not in value and _FLOAT_TEXT.match(text):
+    if value[:1] != "_" and value[-1:] != "_" and "__" not in value and re.match(_FLOAT_TEXT, text):
         return float(text)
     raise _Invalid("float_parsing")
 

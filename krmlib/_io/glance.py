@@ -33,7 +33,7 @@ _CLEAN_PATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*(?:/[A-Za-z0-9_][A-Za-z0-9
 # number, a bool, a null or a date), the line after it not indented deeper (a plain scalar would
 # go on there) nor blank (one could follow after it). It starts with a newline, a literal, so the
 # regex engine skips to the lines that could be one. What kpt and krmlib write.
-_PATH_LINE = re.compile(
+_PATH_LINE = (  # compiled on first use (re caches it): not at start-up
     r"\n( ++)(?:internal\.)?config\.kubernetes\.io/path: (?:"
     r"(['\"])[A-Za-z0-9_][A-Za-z0-9._-]*(?:/[A-Za-z0-9_][A-Za-z0-9._-]*)*\2"
     r"|[A-Za-z0-9_][A-Za-z0-9._-]*(?:/[A-Za-z0-9_][A-Za-z0-9._-]*)+"
@@ -56,7 +56,7 @@ def _paths_clean_in(text: str) -> bool:
         return False
     if not text.isascii() and any(char in text for char in _NOT_AT_A_GLANCE):
         return False
-    return len(_PATH_LINE.findall(text)) == mentions
+    return len(re.findall(_PATH_LINE, text)) == mentions
 
 
 def _paths_clean_in_text(store: _storage.Storage) -> bool:

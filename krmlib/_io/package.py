@@ -129,11 +129,10 @@ def without_annotations(
     return copy
 
 
-_ANNOTATIONS_BLOCK = re.compile(
-    r"^metadata:\n(?:  .*\n)*?(  annotations:\n)((?:    \S.*\n)+)", re.M
-)
-_ENTRY = re.compile(r"    ([A-Za-z0-9][A-Za-z0-9._/-]*): [^\n]*\n")
-_SIMPLE_VALUE = re.compile(
+# The annotation block in kpt's layout: compiled on first use (re caches them), not at start-up.
+_ANNOTATIONS_BLOCK = r"(?m)^metadata:\n(?:  .*\n)*?(  annotations:\n)((?:    \S.*\n)+)"
+_ENTRY = r"    ([A-Za-z0-9][A-Za-z0-9._/-]*): [^\n]*\n"
+_SIMPLE_VALUE = (
     r"(?P<value>[A-Za-z0-9][A-Za-z0-9._/-]*|'[A-Za-z0-9._/-]*'|\"[A-Za-z0-9._/-]*\")"
     r"(?:(?P<gap> +)(?P<comment>#.*))?"
 )
@@ -148,11 +147,12 @@ def _edit_annotation_text(
     otherwise."""
     if not text.endswith("\n"):
         text += "\n"
-    match = _ANNOTATIONS_BLOCK.search(text)
+    match = re.search(_ANNOTATIONS_BLOCK, text)
     if match is None:
         return None
     entries = match.group(2).splitlines(keepends=True)
-    if any(_ENTRY.fullmatch(line) is None for line in entries):
+    entry = re.compile(_ENTRY)
+    if any(entry.fullmatch(line) is None for line in entries):
         return None
     if text.startswith("     ", match.end(2)):
         return None  # the last value goes on over more lines
@@ -177,7 +177,7 @@ def _with_value(line: str, key: str, value: str) -> str | None:
     from krmlib._model.storage import render_scalar
 
     prefix = f"    {key}: "
-    found = _SIMPLE_VALUE.fullmatch(line[len(prefix) : -1])
+    found = re.fullmatch(_SIMPLE_VALUE, line[len(prefix) : -1])
     if found is None or render_scalar(value) != value or not value:
         return None
     old = found.group("value")

@@ -31,10 +31,11 @@ HASH_LEN = 8
 # kinds; a CRD's name is a subdomain).
 LABEL_NAMED_KINDS = frozenset({"Namespace", "Service"})
 
-_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_QUALIFIED_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_OTHER = re.compile(r"[^a-z0-9]+")
+# Compiled on first use (re caches them): not at start-up.
+_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_SUBDOMAIN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+_QUALIFIED_NAME = r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_OTHER = r"[^a-z0-9]+"
 _KEEP = MAX_LABEL - HASH_LEN - 1
 
 
@@ -52,7 +53,7 @@ def label_problem(value: str) -> str | None:
         return "it is empty"
     if len(value) > MAX_LABEL:
         return f"it is longer than {MAX_LABEL} characters"
-    if _LABEL.fullmatch(value) is None:
+    if re.fullmatch(_LABEL, value) is None:
         return (
             "a DNS-1123 label has only lower-case letters, digits and '-', and starts and ends "
             "with a letter or digit"
@@ -66,7 +67,7 @@ def subdomain_problem(value: str) -> str | None:
         return "it is empty"
     if len(value) > MAX_SUBDOMAIN:
         return f"it is longer than {MAX_SUBDOMAIN} characters"
-    if _SUBDOMAIN.fullmatch(value) is None:
+    if re.fullmatch(_SUBDOMAIN, value) is None:
         return (
             "a DNS-1123 subdomain has only lower-case letters, digits, '-' and '.', each part "
             "starting and ending with a letter or digit"
@@ -78,7 +79,7 @@ def _qualified_problem(value: str, what: str) -> str | None:
     """Why ``value`` is not a label key's name part or a non-empty label value (``what``)."""
     if len(value) > MAX_LABEL:
         return f"it is longer than {MAX_LABEL} characters"
-    if _QUALIFIED_NAME.fullmatch(value) is None:
+    if re.fullmatch(_QUALIFIED_NAME, value) is None:
         return (
             f"{what} has only letters, digits, '-', '_' and '.', and starts and ends with a "
             "letter or digit"
@@ -173,7 +174,7 @@ def short_hash(text: str) -> str:
 def slug(*parts: str) -> str:
     """``parts`` joined by ``-``, lower case, every run of other characters than ``[a-z0-9]``
     as one ``-``, ``-`` trimmed from the ends (``x`` when nothing is left); not capped."""
-    return _OTHER.sub("-", "-".join(parts).lower()).strip("-") or "x"
+    return re.sub(_OTHER, "-", "-".join(parts).lower()).strip("-") or "x"
 
 
 def cap_label(name: str) -> str:

@@ -40,13 +40,14 @@ MAX_DEPTH = 500
 MAX_NODES = 1_000_000
 
 
-_DEEP_FLOW = re.compile(r"(?:[\[{]\s*){64}")
+_DEEP_FLOW = r"(?:[\[{]\s*){64}"  # compiled on first use (re caches it): not at start-up
 
 
 MAX_INPUT = 512 * 1024 * 1024
-_PYTHON_TAG = re.compile(r"!!python/|!<tag:yaml\.org,2002:python/|tag:yaml\.org,2002:python/")
+# compiled on first use (re caches it): not at start-up
+_PYTHON_TAG = r"!!python/|!<tag:yaml\.org,2002:python/|tag:yaml\.org,2002:python/"
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
-_DEEP_SEQ = re.compile(r"(?:-[ \t]+){100}")
+_DEEP_SEQ = r"(?:-[ \t]+){100}"  # compiled on first use (re caches it): not at start-up
 
 
 def check_bounds(text: str) -> bool:
@@ -61,16 +62,16 @@ def check_bounds(text: str) -> bool:
         raise InputError(
             f"control character {control.group(0)!r} is not allowed in YAML", line=line
         )
-    match = _PYTHON_TAG.search(text) if "python/" in text else None
+    match = re.search(_PYTHON_TAG, text) if "python/" in text else None
     if match:
         line = text.count("\n", 0, match.start()) + 1
         raise InputError(f"constructor tag {match.group(0)!r} is not allowed", line=line)
-    if "- - - - " in text and _DEEP_SEQ.search(text):
+    if "- - - - " in text and re.search(_DEEP_SEQ, text):
         raise InputError("YAML nesting too deep (more than 100 nested sequences on one line)")
     aliased = has_token(text, "&") and has_token(text, "*")
     if aliased:
         _check_alias_expansion(text)
-    if text.count("[") + text.count("{") > 64 and _DEEP_FLOW.search(text):
+    if text.count("[") + text.count("{") > 64 and re.search(_DEEP_FLOW, text):
         depth = _flow_depth(text)
         if depth > MAX_DEPTH:
             raise InputError(f"YAML nesting too deep ({depth} levels, at most {MAX_DEPTH})")

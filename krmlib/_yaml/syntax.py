@@ -59,15 +59,16 @@ STR_TAG = "tag:yaml.org,2002:str"
 _MAX_DIGITS = sys.get_int_max_str_digits() or 4300
 
 # Plain scalars that the YAML 1.2 core schema (or a YAML 1.1 timestamp) reads as something other
-# than a string: not acceptable as apiVersion, kind, name or namespace.
-_NOT_STRING = re.compile(
+# than a string: not acceptable as apiVersion, kind, name or namespace. Compiled on first use (re
+# caches it; the walk below binds it once): not at start-up, where the C check does the walk.
+_NOT_STRING = (
     r"^(?:[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?|0o[0-7]+|0x[0-9a-fA-F]+"
     r"|[-+]?\.[0-9]+(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
     r"|true|True|TRUE|false|False|FALSE|~|null|Null|NULL"
     r"|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ].*)?)$"
 )
 _NULL = frozenset(("", "~", "null", "Null", "NULL"))
-_INT = re.compile(r"^[-+]?[0-9][0-9_]*$")
+_INT = r"^[-+]?[0-9][0-9_]*$"  # compiled on first use (re caches it)
 _FIRST_NOT_STRING = frozenset("0123456789+-.~nNtTfF")
 _HEAD_KEYS = frozenset(("apiVersion", "kind", "name", "namespace"))
 _HEAD_FIELDS = ("apiVersion", "kind", "metadata.name", "metadata.namespace")
@@ -254,8 +255,9 @@ def _where(outline: Outline, text: str, line: int | None) -> str:
     return f"{label}{head.label()}: "
 
 
-_GUESS_KIND = re.compile(r"\n(?:- |  )?kind: *['\"]?([A-Za-z0-9]+)")
-_GUESS_NAME = re.compile(r"\n(?:  )?  name: *['\"]?([A-Za-z0-9._-]+)")
+# For an error message only: compiled on first use (re caches them).
+_GUESS_KIND = r"\n(?:- |  )?kind: *['\"]?([A-Za-z0-9]+)"
+_GUESS_NAME = r"\n(?:  )?  name: *['\"]?([A-Za-z0-9._-]+)"
 
 
 def _guess_head(head: Head, text: str) -> None:
@@ -265,7 +267,7 @@ def _guess_head(head: Head, text: str) -> None:
     window = window[: first if first > 0 else len(window)]
     for slot, pattern in ((1, _GUESS_KIND), (2, _GUESS_NAME)):
         if head.values[slot] is None:
-            match = pattern.search("\n" + window)
+            match = re.search(pattern, "\n" + window)
             if match:
                 head.values[slot] = match.group(1)
 
@@ -285,10 +287,10 @@ def _scalar_kind(event: Any) -> str | None:
         return None
     if value in _NULL:
         return "null"
-    if value[:1] in _FIRST_NOT_STRING and _NOT_STRING.match(value):
+    if value[:1] in _FIRST_NOT_STRING and re.match(_NOT_STRING, value):
         if value[:1] in "tTfF":
             what = "a boolean"
-        elif _DATE.match(value):
+        elif re.match(_DATE, value):
             what = "a date"
         else:
             what = "a number"
@@ -302,7 +304,7 @@ def _scalar_kind(event: Any) -> str | None:
     return None
 
 
-_DATE = re.compile(r"^[0-9]{4}-")
+_DATE = r"^[0-9]{4}-"  # compiled on first use (re caches it)
 # What YAML 1.1 readers (go-yaml v2 under kubectl, PyYAML) take for booleans beyond true/false.
 _BOOL_1_1 = frozenset(
     "y Y yes Yes YES n N no No NO on On ON off Off OFF".split()  # noqa: SIM905
@@ -317,6 +319,7 @@ def _walk(parser: Any, outline: Outline, path_keys: frozenset[str]) -> None:  # 
     head_keys = _HEAD_KEYS
     clean_paths: set[str] = set()
     first_not_string = _FIRST_NOT_STRING
+    not_string = re.compile(_NOT_STRING)
     max_digits = _MAX_DIGITS
     # The collection being read, and a stack of the enclosing ones (as they are to be resumed).
     keys: Any = None  # the keys so far (a mapping) or None (a sequence, or the document level)
@@ -341,7 +344,7 @@ def _walk(parser: Any, outline: Outline, path_keys: frozenset[str]) -> None:  # 
                 if len(value) > MAX_KEY:
                     raise _Refused(f"key longer than {MAX_KEY} characters", event.start_mark)
                 unique = value
-                if event.implicit[0] and value[:1] in first_not_string and _NOT_STRING.match(value):
+                if event.implicit[0] and value[:1] in first_not_string and not_string.match(value):
                     unique = "\0" + value  # 1 and "1" are different keys
                 if unique in keys:
                     raise _Refused(f"duplicate key {value!r}", event.start_mark)
@@ -353,7 +356,7 @@ def _walk(parser: Any, outline: Outline, path_keys: frozenset[str]) -> None:  # 
                 if depth == 1 and documents == 1:
                     outline.sections.append((event.start_mark.line + 1, value))
                 continue
-            if len(value) > max_digits and event.implicit[0] and _INT.match(value):
+            if len(value) > max_digits and event.implicit[0] and re.match(_INT, value):
                 raise _Refused(f"integer with more than {max_digits} digits", event.start_mark)
             if keys is not None:
                 want_key = True
