@@ -11,7 +11,7 @@ from .members import (
     check_controller,
     check_part_of,
     is_member_candidate,
-    label_member,
+    label_members,
     owner_reference_allowed,
     resolve,
     set_owner_reference,
@@ -76,8 +76,7 @@ def process(rl: ResourceList, config: Config) -> None:
     # Read before the members are written to (a write makes an item's text new to read).
     group_kinds = sorted({m.obj.group_kind for m in members})
     namespaces = sorted({m.namespace for m in members if m.namespace and m.namespace != namespace})
-    for member in members:
-        label_member(member, set_id, config, results)
+    label_members(members, set_id, config, results)
     for member, owner in owners:
         set_owner_reference(member, owner)
     for holder, index, element in lists:

@@ -216,14 +216,11 @@ def _set_metadata_entry(text: str, section: str, key: str, value: str) -> str | 
     four deep with no comments or blank lines; the section's entries ``key: value`` lines six
     deep. Anything else (a layout the general path refuses included) is left to it.
     """
-    rendered = render_scalar(value)
+    rendered = _entry_value(section, key, value)
     if rendered is None or not text.startswith("- ") or not text.endswith("\n"):
         return None
     if "\t" in text or "\r" in text:
         return None
-    for name in (section, key):
-        if not _SIMPLE.match(name) or needs_quotes(name):
-            return None
     view = "\n  " + text[2:]  # the first line as the others: two spaces deep
     if _ODD_TOP.search(view) is not None:
         return None
@@ -270,6 +267,28 @@ def _set_metadata_entry(text: str, section: str, key: str, value: str) -> str | 
     if new_value is None:
         return None
     return _from_view(f"{view[:line]}      {key}: {new_value}{view[line_end:]}")
+
+
+# (section, key, value) -> the value's text when the three are simple, else None: a function
+# writes one label to thousands of items (two regex matches and three quoting checks each).
+_ENTRY_VALUES: dict[tuple[str, str, str], str | None] = {}
+
+
+def _entry_value(section: str, key: str, value: str) -> str | None:
+    """The text :func:`render_scalar` gives ``value``, or None when it gives none or when
+    ``section`` or ``key`` is not a simple key (kept for short strings)."""
+    asked = (section, key, value)
+    if asked in _ENTRY_VALUES:
+        return _ENTRY_VALUES[asked]
+    rendered = render_scalar(value)
+    for name in (section, key):
+        if not _SIMPLE.match(name) or needs_quotes(name):
+            rendered = None
+    if len(value) + len(key) <= 256:
+        if len(_ENTRY_VALUES) >= 1024:
+            _ENTRY_VALUES.clear()
+        _ENTRY_VALUES[asked] = rendered
+    return rendered
 
 
 _KEY_BODY = re.compile(r"([A-Za-z0-9][A-Za-z0-9._/-]*):(?: (.*))?")
