@@ -159,29 +159,37 @@ def scan_metadata_map(text: str, item_form: bool, section: str) -> dict[str, str
 # one not starting with ``@``), up to a line that ends the map.
 _VALUE_CHARS = "[A-Za-z0-9._/:@+-]"  # :data:`_VALUE_OK`'s
 _SIMPLE_VALUE = f"""(?:'{_VALUE_CHARS}*'|"{_VALUE_CHARS}*"|[A-Za-z0-9._/:+-]{_VALUE_CHARS}*)"""
-_SIMPLE_LINES = {
-    base: re.compile(r"(?: {%d}[A-Za-z0-9][A-Za-z0-9._/-]*: %s\n)*" % (base + 4, _SIMPLE_VALUE))  # noqa: UP031
-    for base in (0, 2)
-}
-_SIMPLE_PAIR = {
-    base: re.compile(r"\n {%d}([A-Za-z0-9][A-Za-z0-9._/-]*): ([^\n]*)" % (base + 4))  # noqa: UP031
-    for base in (0, 2)
-}
-# What may follow the map's lines for it to end there: a line of content (no comment) at most
-# two deeper than metadata's keys.
-_MAP_END = {base: re.compile(r" {0,%d}[^ #\n]" % (base + 2)) for base in (0, 2)}  # noqa: UP031
+# Compiled on first use (the start-up of a function that never reads a map pays nothing):
+# base -> (the map's simple lines, one pair of them, what may follow them).
+_SIMPLE: dict[int, tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]] = {}
+
+
+def _simple_patterns(base: int) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The map's lines (``base + 4`` deep), a ``key: value`` pair of them, and what may follow
+    them for the map to end there: a line of content (no comment) at most two deeper than
+    metadata's keys."""
+    found = _SIMPLE.get(base)
+    if found is None:
+        indent = base + 4
+        found = _SIMPLE[base] = (
+            re.compile(r"(?: {%d}[A-Za-z0-9][A-Za-z0-9._/-]*: %s\n)*" % (indent, _SIMPLE_VALUE)),  # noqa: UP031
+            re.compile(r"\n {%d}([A-Za-z0-9][A-Za-z0-9._/-]*): ([^\n]*)" % indent),  # noqa: UP031
+            re.compile(r" {0,%d}[^ #\n]" % (base + 2)),  # noqa: UP031
+        )
+    return found
 
 
 def _simple_entries(text: str, pos: int, base: int) -> dict[str, str] | None:
     """:func:`scan_metadata_map`'s answer from ``pos`` (the map's first line) when every line
-    is simple (see :data:`_SIMPLE_LINES`); None: ask the loop."""
-    lines = _SIMPLE_LINES[base].match(text, pos)
+    is simple (see :data:`_SIMPLE_VALUE`); None: ask the loop."""
+    simple_lines, pair, map_end = _simple_patterns(base)
+    lines = simple_lines.match(text, pos)
     assert lines is not None  # the repeat matches the empty string
     end = lines.end()
-    if end < len(text) and _MAP_END[base].match(text, end) is None:
+    if end < len(text) and map_end.match(text, end) is None:
         return None
     out: dict[str, str] = {}
-    for key, raw in _SIMPLE_PAIR[base].findall(text, pos - 1, end):
+    for key, raw in pair.findall(text, pos - 1, end):
         if key in out:
             return None
         if raw[0] in "'\"":
