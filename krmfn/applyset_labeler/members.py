@@ -7,7 +7,6 @@ from typing import NamedTuple
 from krmlib import KubeObject, Results, format_path, is_kptfile
 
 from .config import PREFIXES, Config
-from .scope import Scopes
 
 CONFIG_GROUP = "krmfn.dev"
 
@@ -29,9 +28,9 @@ def is_member_candidate(obj: KubeObject, parent: KubeObject | None) -> bool:
     )
 
 
-def resolve(obj: KubeObject, scopes: Scopes, parent_namespace: str) -> Member:
-    """The member with its effective namespace (a namespace-less namespaced item: the parent's)."""
-    cluster = scopes.cluster_scoped(obj.kind, obj.group)
+def resolve(obj: KubeObject, cluster: bool, parent_namespace: str) -> Member:
+    """The member with its effective namespace (a namespace-less namespaced item: the parent's);
+    ``cluster``: its kind is cluster-scoped (``Scopes.cluster_scoped``)."""
     namespace = "" if cluster else (obj.namespace or parent_namespace)
     return Member(obj, namespace, cluster)
 
