@@ -7,7 +7,6 @@ from typing import NamedTuple
 from krmlib import KubeObject, Results, format_path, is_kptfile
 
 from .config import PREFIXES, Config
-from .scope import Scopes
 
 CONFIG_GROUP = "krmfn.dev"
 
@@ -29,9 +28,9 @@ def is_member_candidate(obj: KubeObject, parent: KubeObject | None) -> bool:
     )
 
 
-def resolve(obj: KubeObject, scopes: Scopes, parent_namespace: str) -> Member:
-    """The member with its effective namespace (a namespace-less namespaced item: the parent's)."""
-    cluster = scopes.cluster_scoped(obj.kind, obj.group)
+def resolve(obj: KubeObject, cluster: bool, parent_namespace: str) -> Member:
+    """The member with its effective namespace (a namespace-less namespaced item: the parent's);
+    ``cluster``: its kind is cluster-scoped (``Scopes.cluster_scoped``)."""
     namespace = "" if cluster else (obj.namespace or parent_namespace)
     return Member(obj, namespace, cluster)
 
@@ -40,8 +39,16 @@ def label_path(key: str) -> str:
     return format_path(("metadata", "labels", key))
 
 
+def _no_labels(obj: KubeObject) -> bool:
+    """Certainly no ``metadata.labels``: the word is nowhere in the item's unedited text (and
+    no escape could spell it), so reading the map would say ``{}`` (a read per item saved)."""
+    return not obj.may_mention("labels")
+
+
 def check_part_of(member: Member, set_id: str, results: Results) -> bool:
     """An object belongs to at most one set: another set's part-of label is an error."""
+    if _no_labels(member.obj):
+        return True
     labels = member.obj.labels
     ok = True
     for prefix in PREFIXES:
@@ -60,23 +67,35 @@ def check_part_of(member: Member, set_id: str, results: Results) -> bool:
     return ok
 
 
-def label_member(member: Member, set_id: str, config: Config, results: Results) -> None:
-    """part-of (managed mode) and the tool labels; only what changes is written."""
-    labels = member.obj.labels
+def label_members(members: list[Member], set_id: str, config: Config, results: Results) -> None:
+    """part-of (managed mode) and the tool labels; only what changes is written. Each label's
+    path is made once (thousands of members share it, and the output gate keeps each write's)."""
     key = config.key("part-of")
-    if config.mode == "managed":
-        if labels.get(key) != set_id:
-            labels[key] = set_id
-    elif key in labels:
-        del labels[key]
-        results.info(
-            f"removed {key}: kubectl refuses input objects that already carry it",
-            member.obj,
-            label_path(key),
-        )
-    for name, value in config.tool_labels.items():
-        if labels.get(name) != value:
-            labels[name] = value
+    part_of = ("metadata", "labels", key)
+    tools = [(("metadata", "labels", name), value) for name, value in config.tool_labels.items()]
+    managed = config.mode == "managed"
+    for member in members:
+        obj = member.obj
+        if _no_labels(obj):  # nothing to read: write (the labels map is new)
+            if managed:
+                obj.set(part_of, set_id)
+            for path, value in tools:
+                obj.set(path, value)
+            continue
+        labels = obj.labels
+        if managed:
+            if labels.get(key) != set_id:
+                obj.set(part_of, set_id)
+        elif key in labels:
+            del labels[key]
+            results.info(
+                f"removed {key}: kubectl refuses input objects that already carry it",
+                obj,
+                label_path(key),
+            )
+        for path, value in tools:
+            if labels.get(path[2]) != value:
+                obj.set(path, value)
 
 
 def owner_reference_allowed(member: Member, parent_namespace: str, parent_cluster: bool) -> bool:

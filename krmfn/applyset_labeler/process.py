@@ -11,7 +11,7 @@ from .members import (
     check_controller,
     check_part_of,
     is_member_candidate,
-    label_member,
+    label_members,
     owner_reference_allowed,
     resolve,
     set_owner_reference,
@@ -26,7 +26,7 @@ from .parent import (
     parent_namespace,
 )
 from .prune import load_live_objects, preview, prune_scope
-from .scope import Scopes, crd_group_kind, is_crd
+from .scope import Scopes, crd_group_kind, group_kind, is_crd
 
 
 def process(rl: ResourceList, config: Config) -> None:
@@ -39,8 +39,9 @@ def process(rl: ResourceList, config: Config) -> None:
     candidates = []
     left_out: list[KubeObject] = []  # kubectl mode: what `kubectl apply -f` must not see
     lists: list[tuple[KubeObject, int, KubeObject]] = []  # (List, index, its element)
+    function_config = rl.function_config
     for obj in items:
-        if is_member_candidate(obj, found) and not _is_config(obj, rl):
+        if is_member_candidate(obj, found) and not _is_config(obj, function_config):
             if obj.api_version == "v1" and obj.kind == "List":  # kubectl applies its items
                 for index, element in enumerate(_list_elements(obj)):
                     lists.append((obj, index, element))
@@ -51,16 +52,13 @@ def process(rl: ResourceList, config: Config) -> None:
             left_out.append(obj)
         else:
             obj.release()  # read only to be left out: its scanned annotations go (memory)
-    explicit = [
-        o.namespace
-        for o in candidates
-        if o.namespace and not scopes.cluster_scoped(o.kind, o.group)
-    ]
+    scoped = [(o, scopes.cluster_scoped(o.kind, o.group)) for o in candidates]
+    explicit = [o.namespace for o, cluster_scoped in scoped if not cluster_scoped and o.namespace]
     field = config.field_path("parent.namespace")
     namespace = parent_namespace(ref, found, cluster, explicit, field)
     set_id = applyset_id(ref.name, namespace, ref.kind, ref.group)
 
-    members = [resolve(o, scopes, namespace) for o in candidates]
+    members = [resolve(o, cluster_scoped, namespace) for o, cluster_scoped in scoped]
     ok = all([check_part_of(m, set_id, results) for m in members])
     ok = _check_namespaces(members, cluster, config, results) and ok
     if config.mode == "kubectl":
@@ -74,10 +72,10 @@ def process(rl: ResourceList, config: Config) -> None:
         return  # nothing is written when a check fails
 
     # Read before the members are written to (a write makes an item's text new to read).
-    group_kinds = sorted({m.obj.group_kind for m in members})
+    kinds = {(m.obj.kind, m.obj.api_version) for m in members}  # a few: each item read once
+    group_kinds = sorted({group_kind(kind, api.rpartition("/")[0]) for kind, api in kinds})
     namespaces = sorted({m.namespace for m in members if m.namespace and m.namespace != namespace})
-    for member in members:
-        label_member(member, set_id, config, results)
+    label_members(members, set_id, config, results)
     for member, owner in owners:
         set_owner_reference(member, owner)
     for holder, index, element in lists:
@@ -207,8 +205,7 @@ def _write_back(holder: KubeObject, index: int, element: KubeObject) -> None:
         holder.set((*base, "ownerReferences"), refs)
 
 
-def _is_config(obj: KubeObject, rl: ResourceList) -> bool:
-    config = rl.function_config
+def _is_config(obj: KubeObject, config: KubeObject | None) -> bool:
     return (
         config is not None
         and obj.kind == config.kind

@@ -458,7 +458,7 @@ class Storage:
 
     def _splice(self, keys: tuple[Key, ...], value: Any, obj: KubeObject) -> bool | None:
         """Set a value by editing the item's text in place; None when that is not simple."""
-        from krmlib._yaml.splice import splice_set
+        from krmlib._yaml.splice import last_edit, splice_set
 
         if not all(isinstance(key, str) for key in keys):
             return None
@@ -480,7 +480,11 @@ class Storage:
             return None
         if new == src:
             return False
-        self.edit_src(new)
+        edit = last_edit(src, new) if self.stop >= 0 and self.patch is None else None
+        if edit is None:
+            self.edit_src(new)
+        else:  # the splicer says where: a span of the input keeps its span, with one patch
+            self.patch = (self.start + edit[0], edit[1], edit[2])
         self.spliced_at(keys)
         return True
 

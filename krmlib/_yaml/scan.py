@@ -124,8 +124,11 @@ def scan_metadata_map(text: str, item_form: bool, section: str) -> dict[str, str
     if rest.strip():
         return None  # flow map or comment on the key line
     entry_indent = " " * (base + 4)
-    out: dict[str, str] = {}
     pos = line_end + 1 if line_end >= 0 else len(text)
+    fast = _simple_entries(text, pos, base)
+    if fast is not None:
+        return fast
+    out: dict[str, str] = {}
     while pos < len(text):
         nl = text.find("\n", pos)
         line = text[pos : nl if nl >= 0 else len(text)]
@@ -148,6 +151,54 @@ def scan_metadata_map(text: str, item_form: bool, section: str) -> dict[str, str
             return None
         # Interned: the same keys and values (paths, indexes) repeat across thousands of items.
         out[intern(match.group(1))] = intern(value)
+    return out
+
+
+# The common case of the loop above, in two C passes: the map's lines all ``key: value`` with
+# one space, the value plain or simply quoted (the characters :func:`clean_scalar` keeps, a plain
+# one not starting with ``@``), up to a line that ends the map.
+_VALUE_CHARS = "[A-Za-z0-9._/:@+-]"  # :data:`_VALUE_OK`'s
+_SIMPLE_VALUE = f"""(?:'{_VALUE_CHARS}*'|"{_VALUE_CHARS}*"|[A-Za-z0-9._/:+-]{_VALUE_CHARS}*)"""
+# Compiled on first use (the start-up of a function that never reads a map pays nothing):
+# base -> (the map's simple lines, one pair of them, what may follow them).
+_SIMPLE: dict[int, tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]] = {}
+
+
+def _simple_patterns(base: int) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The map's lines (``base + 4`` deep), a ``key: value`` pair of them, and what may follow
+    them for the map to end there: a line of content (no comment) at most two deeper than
+    metadata's keys."""
+    found = _SIMPLE.get(base)
+    if found is None:
+        indent = base + 4
+        found = _SIMPLE[base] = (
+            re.compile(r"(?: {%d}[A-Za-z0-9][A-Za-z0-9._/-]*: %s\n)*" % (indent, _SIMPLE_VALUE)),  # noqa: UP031
+            re.compile(r"\n {%d}([A-Za-z0-9][A-Za-z0-9._/-]*): ([^\n]*)" % indent),  # noqa: UP031
+            re.compile(r" {0,%d}[^ #\n]" % (base + 2)),  # noqa: UP031
+        )
+    return found
+
+
+def _simple_entries(text: str, pos: int, base: int) -> dict[str, str] | None:
+    """:func:`scan_metadata_map`'s answer from ``pos`` (the map's first line) when every line
+    is simple (see :data:`_SIMPLE_VALUE`); None: ask the loop."""
+    simple_lines, pair, map_end = _simple_patterns(base)
+    lines = simple_lines.match(text, pos)
+    assert lines is not None  # the repeat matches the empty string
+    end = lines.end()
+    if end < len(text) and map_end.match(text, end) is None:
+        return None
+    out: dict[str, str] = {}
+    for key, raw in pair.findall(text, pos - 1, end):
+        if key in out:
+            return None
+        if raw[0] in "'\"":
+            value = raw[1:-1]
+        elif _NOT_STRING.match(raw):
+            return None
+        else:
+            value = raw
+        out[intern(key)] = intern(value)
     return out
 
 
@@ -175,10 +226,13 @@ _META_ODD = {
 # quoted top-level key, a JSON document) counts as open too (:func:`open_scalar`).
 # Each quoted form is written as an unrolled loop (a run of plain characters, then an escape or
 # a doubled quote and another run): ``(?:a|b)*`` keeps one backtracking entry per character, and
-# a 100 MB quoted scalar took 12 GB (tests/test_scan_bounds.py).
+# a 100 MB quoted scalar took 12 GB (tests/test_scan_bounds.py). The runs are possessive
+# (``*+``): what follows a run can never start with a character of it, so giving characters
+# back never matches where the run did not, and a closed ``'0'`` fails at once (about 5 to 2 us
+# an item of kpt's layout).
 OPEN_SCALAR = re.compile(
-    r""" (?:"[^"\\\n]*(?:\\[^\n][^"\\\n]*)*\\?\n"""
-    r"""|'[^'\n]*(?:''[^'\n]*)*\n|[\[{][^\n]*(?<![\]}])\n)"""
+    r""" (?:"[^"\\\n]*+(?:\\[^\n][^"\\\n]*+)*+\\?\n"""
+    r"""|'[^'\n]*+(?:''[^'\n]*+)*+\n|[\[{][^\n]*(?<![\]}])\n)"""
 )
 _COLUMN_0_OPEN = ("'", '"', "[", "{")
 _LINE_0_OPEN = re.compile(r"""\n["'\[{]""")  # one C search for the four: no f-strings, no genexpr

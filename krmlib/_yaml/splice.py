@@ -216,14 +216,11 @@ def _set_metadata_entry(text: str, section: str, key: str, value: str) -> str | 
     four deep with no comments or blank lines; the section's entries ``key: value`` lines six
     deep. Anything else (a layout the general path refuses included) is left to it.
     """
-    rendered = render_scalar(value)
+    rendered = _entry_value(section, key, value)
     if rendered is None or not text.startswith("- ") or not text.endswith("\n"):
         return None
     if "\t" in text or "\r" in text:
         return None
-    for name in (section, key):
-        if not _SIMPLE.match(name) or needs_quotes(name):
-            return None
     view = "\n  " + text[2:]  # the first line as the others: two spaces deep
     if _ODD_TOP.search(view) is not None:
         return None
@@ -246,7 +243,7 @@ def _set_metadata_entry(text: str, section: str, key: str, value: str) -> str | 
         return None
     if section not in keys:
         insert = f"    {section}:\n      {key}: {rendered}\n"
-        return _from_view(view[:block_end] + insert + view[block_end:])
+        return _edited(text, block_end - 1, 0, insert)
     head = view.find(f"\n    {section}:", meta - 1, block_end) + 1
     entries_at = head + 6 + len(section)
     if view[entries_at - 1] != "\n":
@@ -261,7 +258,7 @@ def _set_metadata_entry(text: str, section: str, key: str, value: str) -> str | 
     if len(set(names)) != len(names):
         return None
     if key not in names:
-        return _from_view(f"{view[:after]}      {key}: {rendered}\n{view[after:]}")
+        return _edited(text, after - 1, 0, f"      {key}: {rendered}\n")
     line = view.find(f"\n      {key}:", entries_at - 1, after) + 1
     line_end = view.index("\n", line)
     match = _KEY_BODY.fullmatch(view, line + 6, line_end)
@@ -269,14 +266,55 @@ def _set_metadata_entry(text: str, section: str, key: str, value: str) -> str | 
     new_value = _replace_value(match.group(2) or "", rendered)
     if new_value is None:
         return None
-    return _from_view(f"{view[:line]}      {key}: {new_value}{view[line_end:]}")
+    return _edited(text, line - 1, line_end - line, f"      {key}: {new_value}")
+
+
+# (section, key, value) -> the value's text when the three are simple, else None: a function
+# writes one label to thousands of items (two regex matches and three quoting checks each).
+_ENTRY_VALUES: dict[tuple[str, str, str], str | None] = {}
+
+
+def _entry_value(section: str, key: str, value: str) -> str | None:
+    """The text :func:`render_scalar` gives ``value``, or None when it gives none or when
+    ``section`` or ``key`` is not a simple key (kept for short strings)."""
+    asked = (section, key, value)
+    if asked in _ENTRY_VALUES:
+        return _ENTRY_VALUES[asked]
+    rendered = render_scalar(value)
+    for name in (section, key):
+        if not _SIMPLE.match(name) or needs_quotes(name):
+            rendered = None
+    if len(value) + len(key) <= 256:
+        if len(_ENTRY_VALUES) >= 1024:
+            _ENTRY_VALUES.clear()
+        _ENTRY_VALUES[asked] = rendered
+    return rendered
 
 
 _KEY_BODY = re.compile(r"([A-Za-z0-9][A-Za-z0-9._/-]*):(?: (.*))?")
 
 
-def _from_view(view: str) -> str:
-    return "- " + view[3:]
+# The last edit :func:`_set_metadata_entry` made: (the text, the new text, the offset, the
+# characters replaced, their replacement), for :func:`last_edit`.
+_LAST_EDIT: list[tuple[str, str, int, int, str]] = [("", "", 0, 0, "")]
+
+
+def _edited(text: str, at: int, removed: int, inserted: str) -> str:
+    """``text`` with ``removed`` characters at ``at`` replaced by ``inserted`` (kept as the
+    last edit)."""
+    new = f"{text[:at]}{inserted}{text[at + removed :]}"
+    _LAST_EDIT[0] = (text, new, at, removed, inserted)
+    return new
+
+
+def last_edit(text: str, new: str) -> tuple[int, int, str] | None:
+    """(offset, characters replaced, replacement) of the edit that made ``new`` of ``text``
+    when :func:`splice_set` just made it so (the very strings), else None: the caller then
+    finds what differs itself."""
+    old, made, at, removed, inserted = _LAST_EDIT[0]
+    if made is new and old is text:
+        return at, removed, inserted
+    return None
 
 
 def _append_entries(
