@@ -40,6 +40,9 @@ $(shell mkdir -p $(VENV) && (echo '$(PACKAGE_FILES)' | cmp -s - $(FILE_LIST) || 
 $(STAMP): pyproject.toml sdk/pyproject.toml sdk/setup.py sdk/src/_ccheck.c constraints.txt $(FILE_LIST)
 	@test -x $(PY) || python3 -m venv $(VENV)
 	@bash scripts/install-apt-tool.sh libyaml-dev /usr/include/yaml.h "krmlib builds without its C check"
+	@bash scripts/install-apt-tool.sh gcc gcc "krmlib builds without its C check"
+	@bash scripts/install-apt-tool.sh python3-dev "$$($(PY) -c 'import sysconfig; print(sysconfig.get_path("include"))')/Python.h" \
+		"krmlib builds without its C check"
 	@$(PIP) install -q --disable-pip-version-check -c constraints.txt -e ./sdk -e '.[dev]' \
 		--config-settings editable_mode=strict
 	@touch $(STAMP)

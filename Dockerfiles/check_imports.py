@@ -3,7 +3,9 @@
 Imports every module of krmlib and krmfn, runs every krmfn console script with
 --help, checks that what the images must not hold is absent, and that the
 modules the functions need from the standard library work (hashing without
-OpenSSL, JSON, difflib). Exits non-zero with the reason on the first failure.
+OpenSSL, JSON, difflib), and that krmlib's whole-input check runs on its C
+extension (krmlib._yaml.ccheck over the runtime's libyaml), not the Python
+fallback. Exits non-zero with the reason on the first failure.
 """
 
 from __future__ import annotations
@@ -40,6 +42,12 @@ def main() -> None:
     for absent in ("pip", "setuptools", "ensurepip", "idlelib", "tkinter", "lib2to3", "test"):
         if importlib.util.find_spec(absent) is not None:
             failures.append(f"{absent} should not be in the image")
+    syntax = importlib.import_module("krmlib._yaml.syntax")
+    if getattr(syntax, "_fast", None) is None:
+        failures.append(
+            "krmlib._yaml.ccheck does not load: the functions would run the slow Python check"
+            " (a pure krmlib wheel, or libyaml-0.so.2 missing from the runtime)"
+        )
     empty_sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
     if hashlib.sha256(b"").hexdigest() != empty_sha256:
         failures.append("hashlib.sha256 gives a wrong digest")

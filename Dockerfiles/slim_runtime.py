@@ -10,7 +10,9 @@ root filesystem of the function images' first layer:
   pydoc_data, the test suites, the static library under config-3.x, and the
   extension modules for a terminal, sound, databases, TLS and the C tests;
 - the shared libraries the interpreter and the kept extension modules load
-  (found with ldd), the dynamic loader, an ld.so cache;
+  (found with ldd), the dynamic loader, an ld.so cache, and the libraries of
+  APP_LIBS, which the app layer's extension modules load (libyaml for krmlib's
+  C input check, krmlib._yaml.ccheck);
 - /etc/passwd and /etc/group naming root, nobody (65534) and nonroot (65532),
   a world-writable /tmp (the working directory), and nothing else: no shell,
   no pip, no apt or dpkg, no documentation or locales.
@@ -62,6 +64,10 @@ DYNLOAD_DROP = re.compile(
     r"_gdbm|nis|ossaudiodev|audioop|_ssl|_hashlib|_crypt|_lsprof)$"
 )
 GLIBC_EXTRA = ("libgcc_s.so.1", "libpthread.so.0", "libdl.so.2", "librt.so.1", "libutil.so.1")
+# Shared libraries of the app layer (/opt/krmfn, added later): krmlib._yaml.ccheck links
+# libyaml (Debian's libyaml-0-2; PyYAML's wheel carries its own copy inside its module).
+# Found beside libc; the base must have them (base-image.sh installs libyaml-dev).
+APP_LIBS = ("libyaml-0.so.2",)
 # Shared libraries never copied even if ldd names them (the virtual dynamic object).
 NOT_FILES = {"linux-vdso.so.1", "linux-gate.so.1"}
 
@@ -112,6 +118,21 @@ def ldd(paths: list[Path]) -> set[Path]:
                 continue
             needed.add(Path(lib))
     return needed
+
+
+def app_libs(libc_dir: Path) -> set[Path]:
+    """APP_LIBS and what they load, from libc's folder or its /usr twin (a base without
+    merged /usr keeps libc in /lib and the other libraries in /usr/lib)."""
+    folders = [libc_dir]
+    if not libc_dir.is_relative_to("/usr"):
+        folders.append(Path("/usr") / libc_dir.relative_to("/"))
+    found: set[Path] = set()
+    for name in APP_LIBS:
+        paths = [folder / name for folder in folders if (folder / name).exists()]
+        if not paths:
+            sys.exit(f"slim_runtime: {name} is not in {folders} (the base lacks libyaml-0-2)")
+        found |= {paths[0], *ldd(paths[:1])}
+    return found
 
 
 def copy_stdlib(stdlib: Path, root: Path) -> list[Path]:
@@ -189,6 +210,7 @@ def main() -> None:
     for lib in list(libs):
         if lib.name.startswith("libc.so"):
             libs |= {lib.parent / n for n in GLIBC_EXTRA if (lib.parent / n).exists()}
+            libs |= app_libs(lib.parent)
     for lib in sorted(libs):
         copy_path(lib, root)
 

@@ -10,7 +10,8 @@
 #
 # Uses VENV and PY from the main Makefile and its `install` target.
 # Env knobs: KRMFN_CONTAINER_TOOL=podman|docker, KRMFN_BASE_IMAGE=<image>
-# (skip the debootstrap base, e.g. python:3.11-slim where pulls work).
+# (skip the debootstrap base where pulls work, e.g. python:3.11-bookworm: the base needs gcc,
+# the Python headers and libyaml-dev for krmlib's wheel, which the slim image lacks).
 
 IMAGES_SCRIPTS := scripts/images
 # Where `make push` pushes: images are $(REGISTRY)/krmfn/<function>:vX.Y.Z (and vX.Y, vX).

@@ -229,3 +229,31 @@ def test_the_registry_e2e_leaves_no_registry_name_in_podman(tmp_path: Path) -> N
     finally:
         for image in built:
             subprocess.run(["podman", "rmi", "--force", image], capture_output=True, check=False)
+
+
+def test_the_c_check_probe_tells_which_check_a_function_ran(tmp_path: Path) -> None:
+    """ccheck_probe.py's PROBE, which the image e2e runs in every image of both architectures,
+    here in exec mode: the C check answers (this venv builds it), the Python check runs only
+    with KRMLIB_PYTHON_CHECK=1, and the output is the function's either way."""
+    probe = _load("ccheck_probe")
+    picked = probe.pick_case("merger", tmp_path)
+    assert picked is not None
+    _case, rl, want = picked
+    python = Path(sys.executable)
+    code, out, err = probe.exec_probe(python, "merger", rl, tmp_path, {})
+    assert (code, out, probe.probe_marks(err)) == (0, want, ["c answered"])
+    forced = {"KRMLIB_PYTHON_CHECK": "1"}
+    code, out, err = probe.exec_probe(python, "merger", rl, tmp_path, forced)
+    assert (code, out, probe.probe_marks(err)) == (0, want, ["python"])
+    # An input the C walk is unsure of (a tag): it says so, and the Python walk decides.
+    tagged = rl.replace("kind: ResourceList", "kind: !!str ResourceList", 1)
+    assert tagged != rl
+    code, out, err = probe.exec_probe(python, "merger", tagged, tmp_path, {})
+    assert probe.probe_marks(err) == ["c unsure", "python"]
+
+
+def test_the_image_e2e_probes_the_c_check_in_both_architectures() -> None:
+    local = (SCRIPTS / "e2e-images.sh").read_text()
+    assert 'ccheck_probe.py --forced-python "localhost/krmfn/{fn}:$TAG"' in local
+    registry = (SCRIPTS / "e2e-registry.sh").read_text()
+    assert 'ccheck_probe.py "localhost/krmfn-e2e/{fn}:arm64"' in registry

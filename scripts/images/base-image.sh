@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Make the local base image of an architecture (Debian bookworm minbase +
-# python3 + python3-venv) when it does not exist yet:
+# python3 + python3-venv, and what builds krmlib's C check: gcc, libc6-dev,
+# python3-dev, libyaml-dev) when it does not exist yet:
 #
 #   base-image.sh [amd64|arm64]   # default: this machine's (dpkg --print-architecture)
 #
@@ -26,13 +27,20 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SUITE=bookworm
 WANT_PY=3.11 # Python of bookworm; the wheelhouse is built for cp311.
+# The packages beside minbase: the interpreter the images run, and the compiler, headers and
+# libyaml the wheel-build stage of Dockerfiles/Dockerfile builds krmlib's C check
+# (krmlib._yaml.ccheck) with; libyaml-dev brings libyaml-0-2, whose libyaml-0.so.2
+# slim_runtime.py copies into the runtime. A change of this list makes a new base: its
+# digest is in the tarball's name and in the image's label dev.krmfn.base.
+PACKAGES=python3,python3-venv,gcc,libc6-dev,python3-dev,libyaml-dev
+BASE_KEY="$(printf '%s %s\n' "$SUITE" "$PACKAGES" | sha256sum | cut -c1-12)"
 ARCH="${1:-$(host_arch)}"
 case "$ARCH" in amd64 | arm64) ;; *) die "unknown architecture '$ARCH' (amd64 or arm64)" ;; esac
 IMAGE="$(base_image_local "$ARCH")"
 if [[ "$ARCH" == "$(host_arch)" ]]; then
-  TARBALL="$KRMFN_CACHE/base/krmfn-base-$SUITE.tar"
+  TARBALL="$KRMFN_CACHE/base/krmfn-base-$SUITE-$BASE_KEY.tar"
 else
-  TARBALL="$KRMFN_CACHE/base/krmfn-base-$SUITE-$ARCH.tar"
+  TARBALL="$KRMFN_CACHE/base/krmfn-base-$SUITE-$ARCH-$BASE_KEY.tar"
 fi
 LOG="${TARBALL%.tar}.log"
 
@@ -65,9 +73,15 @@ check_python() {
     || die "$IMAGE lacks venv/ensurepip (python3-venv)"
 }
 
+# An image made from another package list (an older base) is made again.
 if image_exists "$IMAGE"; then
-  check_python
-  exit 0
+  got="$("$TOOL" image inspect --format '{{index .Config.Labels "dev.krmfn.base"}}' "$IMAGE" 2>/dev/null || true)"
+  if [[ "$got" == "$BASE_KEY" ]]; then
+    check_python
+    exit 0
+  fi
+  log "$IMAGE is not made from the packages $PACKAGES (label dev.krmfn.base '$got', want $BASE_KEY): making it again"
+  "$TOOL" rmi "$IMAGE" >/dev/null 2>&1 || "$TOOL" untag "$IMAGE" >/dev/null 2>&1 || true
 fi
 
 # The Debian mirror apt is configured with, for $SUITE (deb822 or one-line).
@@ -129,14 +143,14 @@ if [[ ! -s "$TARBALL" ]]; then
   trap drop_rootfs EXIT
   if [[ "$ARCH" == "$(host_arch)" ]]; then
     log "debootstrap $SUITE from $mirror (about a minute)"
-    debootstrap "${keyring[@]}" --variant=minbase --include=python3,python3-venv \
+    debootstrap "${keyring[@]}" --variant=minbase --include="$PACKAGES" \
       "$SUITE" "$rootfs" "$mirror" >"$LOG" 2>&1 \
       || { tail -n 20 "$LOG" >&2; die "debootstrap failed (log: $LOG)"; }
   else
     [[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 || "$ARCH" != arm64 ]] \
       || die "no qemu-aarch64 binfmt handler; run scripts/images/setup-qemu.sh"
     log "debootstrap --foreign --arch=$ARCH $SUITE from $mirror"
-    debootstrap "${keyring[@]}" --foreign --arch="$ARCH" --variant=minbase --include=python3,python3-venv \
+    debootstrap "${keyring[@]}" --foreign --arch="$ARCH" --variant=minbase --include="$PACKAGES" \
       "$SUITE" "$rootfs" "$mirror" >"$LOG" 2>&1 \
       || { tail -n 20 "$LOG" >&2; die "debootstrap --foreign failed (log: $LOG)"; }
     if [[ "${KRMFN_BASE_SECOND_STAGE:-0}" == 1 ]]; then
@@ -181,5 +195,6 @@ import_args=(--arch "$ARCH" --os linux)
   --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   --change 'ENV LANG=C.UTF-8' \
   --change 'CMD ["python3"]' \
+  --change "LABEL dev.krmfn.base=$BASE_KEY" \
   "$TARBALL" "$IMAGE" >/dev/null
 check_python

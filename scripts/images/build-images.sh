@@ -13,7 +13,11 @@
 #    image's Python (cp311, manylinux, that architecture). The image build
 #    installs from it with --no-index: no index is reached in a build.
 # 2. The build context .cache/image-context/<arch>: wheels/ (hard links into the
-#    wheelhouse), Dockerfiles/slim_runtime.py and Dockerfiles/check_imports.py.
+#    wheelhouse), build-wheels/ (setuptools and wheel of Dockerfiles/wheel-build.txt,
+#    from .cache/wheelhouse/build), krmlib-src/ (sdk/ and krmlib/: the Dockerfile's
+#    wheel-build stage compiles krmlib's C check for that architecture, and the
+#    images install that wheel), Dockerfiles/slim_runtime.py and
+#    Dockerfiles/check_imports.py.
 # 3. One image per function: the target of that name in Dockerfiles/Dockerfile,
 #    with podman or docker (whichever works; KRMFN_CONTAINER_TOOL overrides),
 #    --platform linux/<arch>. Base image: KRMFN_BASE_IMAGE if set, else the
@@ -23,7 +27,9 @@
 #    revision, licenses, title, description) and dev.krmfn.function.
 # 4. Tags from the version in pyproject.toml (scripts/images/image_tags.py):
 #    vX.Y.Z, and the moving vX.Y and vX for a release; never latest.
-# 5. Sizes: each image must be at most KRMFN_IMAGE_MAX_MB (80) MB; the table
+# 5. krmlib's wheel of that architecture (cp311, with krmlib._yaml.ccheck), as the
+#    wheel-build stage made it, copied to .cache/krmlib-wheels/<arch>/.
+# 6. Sizes: each image must be at most KRMFN_IMAGE_MAX_MB (80) MB; the table
 #    (sizes, layers shared) goes to the "sizes-<arch>" section of
 #    Dockerfiles/SIZES.md.
 set -euo pipefail
@@ -105,9 +111,9 @@ mkdir -p "$newwheel/src" "$newwheel/out"
 tar -C "$KRMFN_ROOT" --exclude=./.git --exclude=./.venv --exclude=./.cache --exclude=./build \
   --exclude='*.egg-info' --exclude=__pycache__ -cf - . | tar -C "$newwheel/src" -xf -
 # Without build isolation when the venv has the build backend (no network),
-# else with it. krmlib's C extension (krmlib._yaml.ccheck) is left out: it would be
-# built for this machine's architecture only, and the slim runtime does not
-# carry libyaml yet; the images run the Python check (same verdicts).
+# else with it. krmlib's wheel here is the pure one (KRMLIB_BUILD_EXTENSION=0): pip
+# download resolves krmfn's dependencies with it; the images install the wheel with
+# the C check that the Dockerfile's wheel-build stage compiles for their architecture.
 wheel=(env SOURCE_DATE_EPOCH=315532800 KRMLIB_BUILD_EXTENSION=0 "$PIP" wheel --quiet --disable-pip-version-check
   --no-deps -w "$newwheel/out" "$newwheel/src/sdk" "$newwheel/src")
 if ! "${wheel[@]}" --no-build-isolation >"$LOGDIR/wheel-krmfn-$ARCH.log" 2>&1; then
@@ -150,13 +156,36 @@ if ! "${download[@]}" --no-index --find-links "$WHEELHOUSE" \
     || { tail -n 30 "$LOGDIR/download-$ARCH.log" >&2; die "pip download failed"; }
 fi
 
+# The wheel-build stage's tools (pure wheels, any architecture), pinned by
+# Dockerfiles/wheel-build.txt; the folder alone is tried first.
+BUILD_WHEELS="$KRMFN_CACHE/wheelhouse/build"
+mkdir -p "$BUILD_WHEELS"
+bw=("$PIP" download --quiet --disable-pip-version-check --no-cache-dir --no-deps
+  --only-binary=:all: -r Dockerfiles/wheel-build.txt -d "$BUILD_WHEELS")
+if ! "${bw[@]}" --no-index --find-links "$BUILD_WHEELS" >"$LOGDIR/download-build-$ARCH.log" 2>&1; then
+  log "downloading the wheel-build stage's tools (Dockerfiles/wheel-build.txt)"
+  "${bw[@]}" >"$LOGDIR/download-build-$ARCH.log" 2>&1 \
+    || { tail -n 30 "$LOGDIR/download-build-$ARCH.log" >&2; die "pip download -r Dockerfiles/wheel-build.txt failed"; }
+fi
+
 # --- build context ------------------------------------------------------------
 context="$KRMFN_CACHE/image-context/$ARCH"
 rm -rf "$context"
-mkdir -p "$context/wheels"
+mkdir -p "$context/wheels" "$context/build-wheels" "$context/krmlib-src"
 for whl in "$WHEELHOUSE"/*.whl; do
   ln "$whl" "$context/wheels/" 2>/dev/null || cp -p "$whl" "$context/wheels/"
 done
+while read -r req; do
+  whl=("$BUILD_WHEELS/${req%%==*}-${req#*==}-"*.whl)
+  [[ -f "${whl[0]}" ]] || die "no wheel for $req in $BUILD_WHEELS"
+  cp -p "${whl[0]}" "$context/build-wheels/"
+done < <(grep -Ev '^[[:space:]]*(#|$)' Dockerfiles/wheel-build.txt)
+# krmlib's sources as git has them (tracked or not ignored), fixed times: the wheel-build
+# stage's layers stay cached while they are unchanged.
+git -C "$KRMFN_ROOT" ls-files -z --cached --others --exclude-standard -- sdk krmlib \
+  | while IFS= read -r -d '' f; do if [[ -f "$f" ]]; then printf '%s\0' "$f"; fi; done \
+  | tar --null -T - -cf - | tar -C "$context/krmlib-src" -xf -
+find "$context/krmlib-src" -exec touch -h -d @315532800 {} +
 # Fixed times: the layer cache keys on content, and these files change rarely.
 for f in slim_runtime.py check_imports.py; do
   cp Dockerfiles/$f "$context/$f"
@@ -188,6 +217,16 @@ if ! "$TOOL" build "${build_args[@]}" --build-arg "BASE_IMAGE=$base" \
   die "building $fb_image failed (log: $LOGDIR/build-function-base-$ARCH.log)"
 fi
 fb_id="$("$TOOL" image inspect --format '{{.Id}}' "$fb_image")"
+# krmlib's wheel of this architecture, out of the wheel-build stage (cached: no rebuild).
+wheel_out="$KRMFN_CACHE/krmlib-wheels/$ARCH"
+rm -rf "$wheel_out"
+if ! "$TOOL" build "${build_args[@]}" --build-arg "BASE_IMAGE=$base" --target krmlib-wheel \
+    -f Dockerfiles/Dockerfile --output "type=local,dest=$wheel_out" "$context" \
+    >"$LOGDIR/build-krmlib-wheel-$ARCH.log" 2>&1; then
+  tail -n 40 "$LOGDIR/build-krmlib-wheel-$ARCH.log" >&2
+  die "copying krmlib's wheel out of the wheel-build stage failed (log: $LOGDIR/build-krmlib-wheel-$ARCH.log)"
+fi
+log "krmlib's wheel for linux/$ARCH: $(cd "$wheel_out" && echo krmlib-*.whl) (in $wheel_out)"
 # A label value as a quoted Dockerfile word.
 quoted() { local v="${1//\\/\\\\}"; v="${v//\"/\\\"}"; printf '"%s"' "${v//\$/\\\$}"; }
 

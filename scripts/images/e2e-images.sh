@@ -22,6 +22,9 @@
 # 3. Every golden case of testdata/ (scripts/images/golden_images.py): the
 #    ResourceList of its package to krmfn-<fn> and to the image under the same
 #    constraints; exit codes and outputs must be equal (KRMFN_E2E_GOLDEN=0 skips).
+# 3b. Every function's image runs krmlib's C input check (krmlib._yaml.ccheck), not the
+#    Python fallback, and the Python check with KRMLIB_PYTHON_CHECK=1, with exec mode's
+#    output both ways (scripts/images/ccheck_probe.py, under the same constraints).
 # 4. The per-call overhead of image mode: for each function, `kpt fn eval -o
 #    stdout` on a one-resource package, exec and image (under the runner
 #    constraints, so every function runs so at least once) alternating
@@ -189,6 +192,14 @@ if [[ "${KRMFN_E2E_GOLDEN:-1}" != 0 ]]; then
   fi
   log "golden cases in image mode: $(since "$t0") s"
 fi
+
+# The C input check in every image (and the fallback behind KRMLIB_PYTHON_CHECK=1).
+t0=$(now_ns)
+if ! "$PY" scripts/images/ccheck_probe.py --forced-python "localhost/krmfn/{fn}:$TAG" \
+    "${KRMFN_FUNCTIONS[@]}"; then
+  fail "an image does not run krmlib's C input check (above)"
+fi
+log "C input check in the images: $(since "$t0") s"
 
 # --- per-call overhead ------------------------------------------------------
 runs="${KRMFN_OVERHEAD_RUNS:-5}"

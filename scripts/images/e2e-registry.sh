@@ -22,7 +22,8 @@
 #    for byte: the first KRMFN_ARM64_CASES (default 4) cases by name of each
 #    function, 0 for all (every case takes seconds under qemu on 2 cores: all of
 #    them is a run of its own). The arm64/amd64 run-time ratio goes to the "arm64"
-#    section of Dockerfiles/SIZES.md.
+#    section of Dockerfiles/SIZES.md. Then every arm64 image must run krmlib's C
+#    input check with amd64's exec-mode output (scripts/images/ccheck_probe.py).
 #
 # On exit (an interrupt too) the registry stops and its names leave podman's store
 # (remove_registry_names in lib.sh): no `127.0.0.1:PORT/krmfn/<fn> <none>` image is left
@@ -254,6 +255,12 @@ if ! "$PY" scripts/images/golden_images.py --want "localhost/krmfn-e2e-$port/{fn
 fi
 t_arm64=$(since "$t0")
 log "golden cases, arm64 (qemu) against amd64: $t_arm64 s"
+# The arm64 images run krmlib's C input check too (their own wheel, compiled under qemu).
+t0=$(now_ns)
+if ! "$PY" scripts/images/ccheck_probe.py "localhost/krmfn-e2e/{fn}:arm64" "${KRMFN_FUNCTIONS[@]}"; then
+  fail "an arm64 image does not run krmlib's C input check (above)"
+fi
+log "C input check in the arm64 images (qemu): $(since "$t0") s"
 
 rows="$(grep -E '^golden_images: [a-z0-9-]+: ' "$work/logs/arm64.log" | grep -v skipping \
   | sed -E 's/^golden_images: ([a-z0-9-]+): ([0-9]+) of ([0-9]+) cases identical \(want ([0-9.]+) s, got ([0-9.]+) s, got\/want ([0-9.x-]+)\)$/| \1 | \2 of \3 | \4 s | \5 s | \6 |/')"
