@@ -257,7 +257,7 @@ t_arm64=$(since "$t0")
 log "golden cases, arm64 (qemu) against amd64: $t_arm64 s"
 # The arm64 images run krmlib's C input check too (their own wheel, compiled under qemu).
 t0=$(now_ns)
-if ! "$PY" scripts/images/ccheck_probe.py "localhost/krmfn-e2e/{fn}:arm64" "${KRMFN_FUNCTIONS[@]}"; then
+if ! "$PY" scripts/images/ccheck_probe.py "localhost/krmfn-e2e-$port/{fn}:arm64" "${KRMFN_FUNCTIONS[@]}"; then
   fail "an arm64 image does not run krmlib's C input check (above)"
 fi
 log "C input check in the arm64 images (qemu): $(since "$t0") s"
