@@ -23,6 +23,7 @@ from typing import Any
 from krmlib import KubeObject, ResourceList, format_path, is_kptfile
 
 from .config import Config, PluginSpec
+from .fastread import read_item
 
 SCHEMAS = Path(__file__).resolve().parent / "schemas"
 Problem = tuple[str, str]  # (field path, what is wrong)
@@ -57,6 +58,10 @@ def validate_package(rl: ResourceList, own: list[KubeObject], config: Config) ->
                     ok = False
             continue
         assert accepts is not None
+        if not obj.changed:  # kpt's layout read from the text: no parse, no copy
+            fast = read_item(obj.to_item())
+            if fast is not None and accepts(fast):
+                continue
         data = obj.to_dict()
         obj.release()  # the parse is not kept on the item: read once, here
         if accepts(data):
