@@ -10,10 +10,10 @@ one-line plain, single- and double-quoted scalars, ``|``/``|-``/``|+`` literal b
 blank lines, ``{}`` and ``[]``, comment lines and line comments. Given way: flow collections,
 quoted, complex or merge keys, anchors, aliases, tags, escapes, folded blocks, scalars over
 several lines, tabs, CR, document markers, any character outside printable ASCII, and any plain
-scalar the YAML 1.2 core schema could read as something other than a string but a decimal
-integer, ``true``/``false`` or ``null`` (in their three spellings). ``tests/test_preparer_fastread.py``
-holds every answer to the full parse (``KubeObject.to_dict``) on generated layouts and the
-repository's packages.
+scalar that looks like a number (other than a decimal integer) or is ``~``; ``true``/``false``
+and ``null`` in their three spellings are read as the YAML 1.2 core schema reads them.
+``tests/test_preparer_fastread.py`` holds every answer to the full parse (``KubeObject.to_dict``)
+on generated layouts and the repository's packages.
 """
 
 from __future__ import annotations
@@ -26,9 +26,10 @@ _SINGLE = re.compile(r"'((?:[^']|'')*)'(?: *| +#.*)")
 _DOUBLE = re.compile(r'"([^"\\]*)"(?: *| +#.*)')
 _LITERAL = re.compile(r"\|([-+]?)(?: *| +#.*)")
 _PRINTABLE = re.compile(r"[\x20-\x7e]*")
-# a plain scalar that is a string by the core schema: it starts with a letter, "_" or "/" ...
-_PLAIN_STRING = re.compile(r"[A-Za-z_/][\x20-\x7e]*")
+_PLAIN = re.compile(r"[A-Za-z0-9_/.+-][\x20-\x7e]*")
 _DECIMAL = re.compile(r"[0-9]+")
+# every plain scalar the core schema reads as a number (and more: "1.2.3", ".x"): given way
+_NUMBER_LIKE = re.compile(r"[-+]?[0-9.][0-9A-Za-z.+-]*")
 # ... and is none of these words (a key among them: given way)
 _WORDS: dict[str, Any] = {"null": None, "Null": None, "NULL": None}
 _WORDS.update({"true": True, "True": True, "TRUE": True})
@@ -150,7 +151,7 @@ def _scalar(value: str) -> Any:
         if found is None or not _PRINTABLE.fullmatch(found.group(1)):
             raise _GiveWay
         return found.group(1)
-    if first == "{" or first == "[":
+    if first in "{[":
         cut = value.find(" #")
         flow = (value[:cut] if cut >= 0 else value).rstrip(" ")
         if flow == "{}":
@@ -168,9 +169,9 @@ def _scalar(value: str) -> Any:
         if len(value) > 18:
             raise _GiveWay
         return int(value)
-    if not _PLAIN_STRING.fullmatch(value):
-        raise _GiveWay  # a sign, a dot or a digit (a number?), an indicator, not ASCII
-    return _WORDS[value] if value in _WORDS else value
+    if not _PLAIN.fullmatch(value) or _NUMBER_LIKE.fullmatch(value) or value[:2] in ("-", "- "):
+        raise _GiveWay  # an indicator, not ASCII, a number, a sequence's entry
+    return _WORDS.get(value, value)
 
 
 def _node(rows: list[Row], at: int, column: int) -> tuple[int, Any]:
@@ -192,9 +193,7 @@ def _mapping(rows: list[Row], at: int, column: int) -> tuple[int, dict[str, Any]
             raise _GiveWay  # an entry in a map; a duplicate key; a key that is no string
         at += 1
         if value is _NOTHING:
-            if at < count and (
-                rows[at][0] > column or (rows[at][0] == column and rows[at][1])
-            ):
+            if at < count and (rows[at][0] > column or (rows[at][0] == column and rows[at][1])):
                 at, value = _node(rows, at, rows[at][0])
             else:
                 value = None

@@ -23,7 +23,6 @@ from typing import Any
 from krmlib import KubeObject, ResourceList, format_path, is_kptfile
 
 from .config import Config, PluginSpec
-from .fastread import read_item
 
 SCHEMAS = Path(__file__).resolve().parent / "schemas"
 Problem = tuple[str, str]  # (field path, what is wrong)
@@ -58,6 +57,8 @@ def validate_package(rl: ResourceList, own: list[KubeObject], config: Config) ->
                     ok = False
             continue
         assert accepts is not None
+        from .fastread import read_item  # on first use: not a start-up cost
+
         if not obj.changed:  # kpt's layout read from the text: no parse, no copy
             fast = read_item(obj.to_item())
             if fast is not None and accepts(fast):
