@@ -51,7 +51,7 @@ READ = [
     "  spec:\n    list:\n    - a\n    - 'b'\n    - \n    - c # d\n",
     "# a comment\n  data:\n  # between\n    a: b\n\n",
     "  data:\n    url: http://x/a#b\n    odd: a  b\n",
-    "  status:\n    prefix: 10.0.0.10/24\n    v6: 2001:db8::1/64\n    d: -foo\n    p: +\n",
+    "  status:\n    prefix: 10.0.0.10/24\n    v6: 2001:db8::1/64\n    d: -foo\n    p: +\n    ip: 10.0.0.1\n    v: 1.2.3\n",
 ]
 
 GIVE_WAY = [
@@ -60,7 +60,9 @@ GIVE_WAY = [
     "  data:\n    a: 1.5\n",  # a float
     "  data:\n    a: -1\n",  # a sign
     "  data:\n    a: 0x1F\n",
-    "  data:\n    a: 10.0.0.1\n",  # a string, but looks like a number
+    "  data:\n    a: 10.5\n",
+    "  data:\n    a: 1.5e3\n",
+    "  data:\n    a: 1.x\n",  # a string, but looks like a number
     "  data:\n    a: .inf\n",
     "  data:\n    a: +1\n",
     "  data:\n    a: -\n",

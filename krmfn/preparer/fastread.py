@@ -28,8 +28,9 @@ _LITERAL = re.compile(r"\|([-+]?)(?: *| +#.*)")
 _PRINTABLE = re.compile(r"[\x20-\x7e]*")
 _PLAIN = re.compile(r"[A-Za-z0-9_/.+-][\x20-\x7e]*")
 _DECIMAL = re.compile(r"[0-9]+")
-# every plain scalar the core schema reads as a number (and more: "1.2.3", ".x"): given way
-_NUMBER_LIKE = re.compile(r"[-+]?[0-9.][0-9A-Za-z.+-]*")
+# every plain scalar the core schema reads as a number (and more: "1.2e", ".x"): given way; a
+# number has one dot at most, so an address (10.0.0.1) is a string
+_NUMBER_LIKE = re.compile(r"[-+]?[0-9.][0-9A-Za-z+-]*(?:\.[0-9A-Za-z+-]*)?")
 # ... and is none of these words (a key among them: given way)
 _WORDS: dict[str, Any] = {"null": None, "Null": None, "NULL": None}
 _WORDS.update({"true": True, "True": True, "TRUE": True})
