@@ -134,3 +134,12 @@ def test_every_item_of_the_repository_reads_as_the_full_parse() -> None:
                 read += 1
                 assert same(got, obj.to_dict()), (path, item)
     assert compared > 100 and read > compared // 2, (read, compared)
+
+
+def test_a_value_read_again_is_the_same_and_empty_collections_are_never_shared() -> None:
+    text = _item("  data:\n    a: web\n  spec:\n    x: {}\n    y: []\n")
+    first, second = read_item(text), read_item(text)
+    assert first is not None and second is not None
+    assert same(first, second) and same(first, full(text))
+    assert first["spec"]["x"] is not second["spec"]["x"]
+    assert first["spec"]["y"] is not second["spec"]["y"]

@@ -139,8 +139,24 @@ def _literal(header: str, lines: list[str], at: int, column: int) -> tuple[str, 
     return text + "\n", at
 
 
+_KNOWN: dict[str, Any] = {}  # scalars read before and their values (not {} or []): they repeat
+_KNOWN_MAX = 4096
+
+
 def _scalar(value: str) -> Any:
     """A one-line scalar (not empty, no leading space, not a comment)."""
+    known = _KNOWN.get(value, _NOTHING)
+    if known is not _NOTHING:
+        return known
+    read = _read_scalar(value)
+    if type(read) is not dict and type(read) is not list:
+        if len(_KNOWN) >= _KNOWN_MAX:
+            _KNOWN.clear()
+        _KNOWN[value] = read
+    return read
+
+
+def _read_scalar(value: str) -> Any:
     first = value[0]
     if first == "'":
         found = _SINGLE.fullmatch(value)
