@@ -256,4 +256,4 @@ def test_the_image_e2e_probes_the_c_check_in_both_architectures() -> None:
     local = (SCRIPTS / "e2e-images.sh").read_text()
     assert 'ccheck_probe.py --forced-python "localhost/krmfn/{fn}:$TAG"' in local
     registry = (SCRIPTS / "e2e-registry.sh").read_text()
-    assert 'ccheck_probe.py "localhost/krmfn-e2e/{fn}:arm64"' in registry
+    assert 'ccheck_probe.py "localhost/krmfn-e2e-$port/{fn}:arm64"' in registry
