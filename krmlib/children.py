@@ -478,8 +478,11 @@ class ChildSync:
         return (api_version, kind)
 
     def _identity(self, obj: KubeObject) -> tuple[str, str, str, str]:
-        group_or_version, kind = self._kind(obj.api_version, obj.kind)
-        return (group_or_version, kind, obj.name, obj.namespace if self.namespaced else "")
+        header = of(obj).head()
+        if not self.any_version and (self.namespaced or not header[3]):
+            return header  # (apiVersion, kind, name, namespace) itself: no tuple more per child
+        group_or_version, kind = self._kind(header[0], header[1])
+        return (group_or_version, kind, header[2], header[3] if self.namespaced else "")
 
     def sync(self, owner: KubeObject, desired: Sequence[KubeObject]) -> list[ChildChange]:
         """Make ``owner``'s children of the ``owns`` kinds (apiVersion, kind) equal to ``desired``.
@@ -548,7 +551,7 @@ class ChildSync:
             if not self.new_as_text:
                 return want
         as_text = KubeObject.from_item(want.to_item())
-        of(as_text).new_item((want.api_version, want.kind, want.name, want.namespace))
+        of(as_text).new_item(of(want).head())  # the tuple the identity may be: shared
         return as_text
 
     def _place_values(self, want: KubeObject, owner: KubeObject) -> bool:
