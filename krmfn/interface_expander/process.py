@@ -295,14 +295,25 @@ _SELECTOR_SOURCES = {
 }
 
 
+# Label values found valid: the same site, region and network names on thousands of claims
+# (bounded: no memory per item).
+_GOOD_LABEL_VALUES: dict[str, None] = {}
+
+
 def check_selector(child: KubeObject, interface: KubeObject, cluster: Cluster) -> None:
     """The claim's ``spec.selector.matchLabels`` values are label values (the IPAM controller
     parses the selector with Kubernetes' rules): else a KrmError on the item and field the value
     comes from, before anything is written."""
     labels = child.get("spec.selector.matchLabels") or {}
     for key, value in labels.items() if isinstance(labels, dict) else ():
-        problem = label_value_problem(str(value))
+        text = str(value)
+        if text in _GOOD_LABEL_VALUES:
+            continue
+        problem = label_value_problem(text)
         if problem is None:
+            if len(_GOOD_LABEL_VALUES) >= 256:
+                _GOOD_LABEL_VALUES.clear()
+            _GOOD_LABEL_VALUES[text] = None
             continue
         on_cluster, field = _SELECTOR_SOURCES.get(key, (False, "spec"))
         source = cluster.obj if on_cluster else interface
