@@ -66,7 +66,10 @@ def process(rl: ResourceList, config: Config) -> None:
     )
     nads = owned_nads(rl, dialect)
     created: dict[str, int] = {}
-    annotated: dict[str, None] = {}  # Interface names, in order (a set: thousands of them)
+    # The Interfaces whose children record their owner in an annotation: the first five names
+    # and how many (each Interface is expanded once: duplicate names are not expanded).
+    annotated: list[str] = []
+    annotated_count = 0
     annotation_key = ""
     for obj in interfaces:
         if obj.name in duplicates:
@@ -79,17 +82,21 @@ def process(rl: ResourceList, config: Config) -> None:
             rl.results.from_error(exc)
             obj.release()
             continue
+        counted = False
         for change in changes:
             if change.action == "create":
                 created[change.child.kind] = created.get(change.child.kind, 0) + 1
-                key = dialect.owner_annotation(obj)
-                if key and obj.name not in annotated:
-                    annotated[obj.name] = None
+                key = "" if counted else dialect.owner_annotation(obj)
+                if key:
+                    counted = True
+                    annotated_count += 1
+                    if len(annotated) < 5:
+                        annotated.append(obj.name)
                     annotation_key = key
         obj.release()  # done with it: its values and scanned maps go (memory)
     if annotated:
-        names = ", ".join(list(annotated)[:5]) + (
-            f" and {len(annotated) - 5} more" if len(annotated) > 5 else ""
+        names = ", ".join(annotated) + (
+            f" and {annotated_count - 5} more" if annotated_count > 5 else ""
         )
         rl.results.info(
             f"the children of Interface {names} record their owner in the annotation "
