@@ -493,3 +493,32 @@ def test_new_as_text_path_refused_as_the_general_way_refuses() -> None:
         )
         with pytest.raises(KrmError, match="must be relative"):
             children.sync(parent, [bad])
+
+
+class _MarkOnly:
+    """An ownership of a function's own, without ``mark_values``: the general way is taken."""
+
+    def owner_key(self, owner: KubeObject) -> OwnerKey:
+        return REFS.owner_key(owner)
+
+    def owners(self, child: KubeObject) -> list[OwnerKey]:
+        return REFS.owners(child)
+
+    def mark(self, child: KubeObject, owner: KubeObject) -> None:
+        child.labels["owned-by"] = owner.name
+
+
+def test_new_as_text_with_an_ownership_without_mark_values() -> None:
+    def run(as_text: bool) -> list[str]:
+        parent = owner()
+        items = Items([parent])
+        children = ChildSync(
+            items, owns=OWNS, ownership=_MarkOnly(), deletion=STAMP, new_as_text=as_text
+        )
+        children.sync(parent, [child("a", {"x": 1}, owner_name=None)])
+        children.apply()
+        return [o.to_item() for o in items]
+
+    texts = run(True)
+    assert texts == run(False)
+    assert "owned-by: p" in texts[1] and "path: dir/child_a.yaml" in texts[1]
