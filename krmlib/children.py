@@ -31,13 +31,14 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Sequence
-from typing import Literal, NamedTuple, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from ._base.errors import KrmError
 from ._base.paths import parse_path
-from ._base.pkgpath import default_file_name
+from ._base.pkgpath import check_relative_path, default_file_name
+from ._model import storage as _storage
 from ._model.collection import Items
-from ._model.object import KubeObject
+from ._model.object import ANN_LEGACY_PATH, ANN_PATH, KubeObject
 from ._model.storage import of
 
 __all__ = [
@@ -108,6 +109,12 @@ class Ownership(Protocol):
     def mark(self, child: KubeObject, owner: KubeObject) -> None: ...
 
 
+# An ownership may also offer ``mark_values(metadata, owner) -> bool``: the same mark written
+# into the ``metadata`` map of a new child's plain values (the one :meth:`Ownership.mark` would
+# write on a new object), False with nothing written when unsure. :class:`ChildSync` uses it for
+# a new child it holds as text (``new_as_text``): no write through the object, one emit.
+
+
 class Deletion(Protocol):
     """What happens to a child no longer wanted: marked for deletion, or removed."""
 
@@ -141,6 +148,13 @@ class OwnerReferences:
     def mark(self, child: KubeObject, owner: KubeObject) -> None:
         child.add_owner_reference(owner)
 
+    def mark_values(self, metadata: dict[str, Any], owner: KubeObject) -> bool:
+        """:meth:`mark` on a new child's values (no ownerReferences yet; else unsure)."""
+        if "ownerReferences" in metadata:
+            return False
+        metadata["ownerReferences"] = [_reference(OwnerKey.of(owner))]
+        return True
+
 
 class OwnerAnnotation:
     """Ownership by one annotation whose value is ``<apiVersion>.<Kind>.<name>``."""
@@ -162,6 +176,10 @@ class OwnerAnnotation:
         value = str(OwnerKey.of(owner))
         if child.annotations.get(self.key) != value:
             child.annotations[self.key] = value
+
+    def mark_values(self, metadata: dict[str, Any], owner: KubeObject) -> bool:
+        """:meth:`mark` on a new child's values."""
+        return _annotate(metadata, self.key, str(OwnerKey.of(owner)))
 
 
 class OwnerReferenceOrAnnotation:
@@ -203,6 +221,19 @@ class OwnerReferenceOrAnnotation:
                 child.delete("metadata.ownerReferences")
         OwnerAnnotation(self.key).mark(child, owner)
 
+    def mark_values(self, metadata: dict[str, Any], owner: KubeObject) -> bool:
+        """:meth:`mark` on a new child's values (no ownerReferences yet; else unsure)."""
+        if "ownerReferences" in metadata:
+            return False
+        uid = owner.get("metadata.uid")
+        if isinstance(uid, str) and uid:
+            annotations = metadata.get("annotations")
+            if isinstance(annotations, dict) and self.key in annotations:
+                return False  # the annotation goes: the general way
+            metadata["ownerReferences"] = [{**_reference(OwnerKey.of(owner)), "uid": uid}]
+            return True
+        return _annotate(metadata, self.key, str(OwnerKey.of(owner)))
+
     @staticmethod
     def uses_annotation(owner: KubeObject) -> bool:
         """True when children of ``owner`` get the annotation (it has no uid)."""
@@ -240,6 +271,33 @@ class OwnerNameAnnotation:
     def mark(self, child: KubeObject, owner: KubeObject) -> None:
         if child.annotations.get(self.key) != owner.name:
             child.annotations[self.key] = owner.name
+
+    def mark_values(self, metadata: dict[str, Any], owner: KubeObject) -> bool:
+        """:meth:`mark` on a new child's values."""
+        return _annotate(metadata, self.key, owner.name)
+
+
+def _annotation(annotations: dict[str, Any], key: str) -> str | None:
+    """``annotations[key]`` as :attr:`KubeObject.annotations` reads it (None when absent)."""
+    if key not in annotations:
+        return None
+    value = annotations[key]
+    return "" if value is None else str(value)
+
+
+def _annotate(metadata: dict[str, Any], key: str, value: str) -> bool:
+    """The annotation ``key`` set to ``value`` in a new child's ``metadata`` values, as
+    ``child.annotations[key] = value`` writes it unless it reads ``value`` already (a missing or
+    null map made); False, with nothing written, when the annotations are not a map."""
+    annotations = metadata.get("annotations")
+    if annotations is None:
+        metadata["annotations"] = {key: value}
+        return True
+    if not isinstance(annotations, dict):
+        return False
+    if _annotation(annotations, key) != value:
+        annotations[key] = value
+    return True
 
 
 def _reference(key: OwnerKey) -> dict[str, str]:
@@ -421,8 +479,11 @@ class ChildSync:
         return (api_version, kind)
 
     def _identity(self, obj: KubeObject) -> tuple[str, str, str, str]:
-        group_or_version, kind = self._kind(obj.api_version, obj.kind)
-        return (group_or_version, kind, obj.name, obj.namespace if self.namespaced else "")
+        header = of(obj).head()
+        if not self.any_version and (self.namespaced or not header[3]):
+            return header  # (apiVersion, kind, name, namespace) itself: no tuple more per child
+        group_or_version, kind = self._kind(header[0], header[1])
+        return (group_or_version, kind, header[2], header[3] if self.namespaced else "")
 
     def sync(self, owner: KubeObject, desired: Sequence[KubeObject]) -> list[ChildChange]:
         """Make ``owner``'s children of the ``owns`` kinds (apiVersion, kind) equal to ``desired``.
@@ -484,14 +545,46 @@ class ChildSync:
 
     def _place(self, want: KubeObject, owner: KubeObject) -> KubeObject:
         """A new child marked as owned and given a path (held as its text with ``new_as_text``)."""
-        self.ownership.mark(want, owner)
-        if want.path is None:
-            want.set_path(default_child_path(owner, want))
-        if not self.new_as_text:
-            return want
+        if not (self.new_as_text and self._place_values(want, owner)):
+            self.ownership.mark(want, owner)
+            if want.path is None:
+                want.set_path(default_child_path(owner, want))
+            if not self.new_as_text:
+                return want
         as_text = KubeObject.from_item(want.to_item())
-        of(as_text).new_item((want.api_version, want.kind, want.name, want.namespace))
+        of(as_text).new_item(of(want).head())  # the tuple the identity may be: shared
         return as_text
+
+    def _place_values(self, want: KubeObject, owner: KubeObject) -> bool:
+        """The mark and the path written straight into the values of a new object made of
+        plain values (what :meth:`Ownership.mark` and :meth:`KubeObject.set_path` write there,
+        without a write through the object each: its text is made next); False, with nothing
+        written, when ``want`` is not such an object or the ownership offers no
+        ``mark_values`` or is unsure (then the general way)."""
+        store = of(want)
+        mark_values = getattr(self.ownership, "mark_values", None)
+        values = store.plain
+        if mark_values is None or not store.is_new or not isinstance(values, dict):
+            return False
+        metadata = values.get("metadata")
+        if not isinstance(metadata, dict):
+            return False
+        annotations = metadata.get("annotations")
+        if annotations is not None and not isinstance(annotations, dict):
+            return False
+        if not mark_values(metadata, owner):
+            return False
+        _storage.IDENTITY_EDITS[0] += 1  # a write to metadata, as set() counts one
+        annotations = metadata.get("annotations")
+        found = {} if annotations is None else annotations
+        if (_annotation(found, ANN_PATH) or _annotation(found, ANN_LEGACY_PATH)) is None:
+            path = default_child_path(owner, want)
+            check_relative_path(path, obj=want)
+            if annotations is None:
+                annotations = metadata["annotations"] = {}
+            annotations[ANN_PATH] = path
+            annotations[ANN_LEGACY_PATH] = path
+        return True
 
     def _update(self, have: KubeObject, want: KubeObject) -> Action:
         changed = False

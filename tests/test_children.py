@@ -424,3 +424,101 @@ def test_new_as_text_holds_new_children_as_their_items_text(in_desired_order: bo
     assert all(c.changed and c.path == "dir/child_" + c.name + ".yaml" for c in created)
     assert created[0].get("spec") == {"a": 1}  # read back from its text
     assert dict(created[0].annotations)["example.com/owner"] == "p"
+
+
+# The metadata shapes a new child may come with: the mark and the path are written into its
+# values (new_as_text) exactly as the general way writes them through the object.
+_NEW_METADATA: list[dict[str, Any]] = [
+    {"name": "n"},
+    {"name": "n", "annotations": None},
+    {"name": "n", "annotations": {}},
+    {"name": "n", "annotations": {"z": "1"}, "labels": {"l": "v"}},
+    {"name": "n", "annotations": {"example.com/owner": "other", "nephio.org/owner": "x"}},
+    {"name": "n", "annotations": {"example.com/owner": "p", "nephio.org/owner": 7}},
+    {"name": "n", "annotations": {"config.kubernetes.io/path": ""}},
+    {"name": "n", "annotations": {"internal.config.kubernetes.io/path": "", "b": None}},
+    {"name": "n", "annotations": {"internal.config.kubernetes.io/path": "x/y.yaml"}},
+    {"name": "n", "ownerReferences": [{"apiVersion": "v1", "kind": "Other", "name": "o"}]},
+    {"name": "n", "ownerReferences": None, "annotations": {"example.com/owner": "p"}},
+    {"name": "n", "namespace": "ns", "annotations": {"nephio.org/owner": "y"}},
+]
+
+
+def _owners() -> list[KubeObject]:
+    plain = owner()
+    with_uid = owner()
+    with_uid.set("metadata.uid", "u-1")
+    return [plain, with_uid]
+
+
+_OWNERSHIPS: list[Ownership] = [
+    REFS,
+    OwnerAnnotation("nephio.org/owner"),
+    OwnerReferenceOrAnnotation("nephio.org/owner"),
+    OwnerNameAnnotation("example.com/owner", "Parent", ("example.com",)),
+]
+
+
+@pytest.mark.parametrize("ownership", _OWNERSHIPS, ids=lambda o: type(o).__name__)
+@pytest.mark.parametrize("metadata", _NEW_METADATA, ids=lambda m: str(sorted(m)))
+@pytest.mark.parametrize("with_uid", [False, True])
+def test_new_as_text_marks_values_as_the_general_way_writes(
+    ownership: Ownership, metadata: dict[str, Any], with_uid: bool
+) -> None:
+    def run(as_text: bool) -> list[str]:
+        parent = _owners()[with_uid]
+        items = Items([parent])
+        children = ChildSync(items, owns=OWNS, ownership=ownership, deletion=STAMP)
+        children.new_as_text = as_text
+        want = KubeObject.from_dict(
+            {"apiVersion": "example.com/v1", "kind": "Child", "metadata": metadata, "spec": {}}
+        )
+        changes = children.sync(parent, [want])
+        children.apply()
+        assert [c.action for c in changes] == ["create"]
+        return [o.to_item() for o in items]
+
+    assert run(True) == run(False)
+
+
+def test_new_as_text_path_refused_as_the_general_way_refuses() -> None:
+    parent = owner()
+    parent.annotations["internal.config.kubernetes.io/path"] = "/abs/owner.yaml"  # unchecked
+    for as_text in (False, True):
+        children = ChildSync(
+            Items([parent]), owns=OWNS, ownership=REFS, deletion=STAMP, new_as_text=as_text
+        )
+        bad = KubeObject.from_dict(
+            {"apiVersion": "example.com/v1", "kind": "Child", "metadata": {"name": "a"}}
+        )
+        with pytest.raises(KrmError, match="must be relative"):
+            children.sync(parent, [bad])
+
+
+class _MarkOnly:
+    """An ownership of a function's own, without ``mark_values``: the general way is taken."""
+
+    def owner_key(self, owner: KubeObject) -> OwnerKey:
+        return REFS.owner_key(owner)
+
+    def owners(self, child: KubeObject) -> list[OwnerKey]:
+        return REFS.owners(child)
+
+    def mark(self, child: KubeObject, owner: KubeObject) -> None:
+        child.labels["owned-by"] = owner.name
+
+
+def test_new_as_text_with_an_ownership_without_mark_values() -> None:
+    def run(as_text: bool) -> list[str]:
+        parent = owner()
+        items = Items([parent])
+        children = ChildSync(
+            items, owns=OWNS, ownership=_MarkOnly(), deletion=STAMP, new_as_text=as_text
+        )
+        children.sync(parent, [child("a", {"x": 1}, owner_name=None)])
+        children.apply()
+        return [o.to_item() for o in items]
+
+    texts = run(True)
+    assert texts == run(False)
+    assert "owned-by: p" in texts[1] and "path: dir/child_a.yaml" in texts[1]

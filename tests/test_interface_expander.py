@@ -292,3 +292,21 @@ def test_an_unusable_workload_cluster_is_a_condition_on_every_interface(
     [warning] = list(rl.results)
     assert warning.severity.value == "warning"
     assert warning.resource_ref is not None and warning.resource_ref["kind"] == "WorkloadCluster"
+
+
+def test_the_owner_annotation_note_names_five_interfaces_and_counts_the_rest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # seven Interfaces without uid (one with two children, counted once); one with a uid
+    dual = "    ipFamilyPolicy: dual-stack\n    attachmentType: vlan\n"
+    uid = interface("with-uid").replace("    name: with-uid\n", "    name: with-uid\n    uid: u1\n")
+    names = [f"n{i}" for i in range(7)]
+    items = [interface(names[0], dual), uid, *(interface(n) for n in names[1:])]
+    rl, code = run(rl_text(KPTFILE, CONTEXT, *items), monkeypatch)
+    assert code == 0
+    notes = [r.message for r in rl.results if "record their owner" in r.message]
+    assert notes == [
+        "the children of Interface n0, n1, n2, n3, n4 and 2 more record their owner in the "
+        "annotation krmfn.dev/owner, not in an ownerReference: an API "
+        "server rejects an ownerReference without uid, and the Interface has no metadata.uid"
+    ]

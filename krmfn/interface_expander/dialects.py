@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from typing import Any, ClassVar, Literal, NamedTuple, Protocol
 
@@ -154,6 +155,11 @@ def _new_child(
 # The design's Interface condition types without the name: "req-nephio-org-v1alpha1-interface-".
 _DESIGN_INTERFACE_PREFIX = design_condition_type(INTERFACE_API_VERSION, INTERFACE_KIND, "x")[:-1]
 
+# The condition types of an Interface and of its children are asked for again and again while
+# that Interface is expanded (its condition, each child's reason, the statuses, the records):
+# the last few are remembered (a bounded cache: no memory per item).
+_design_type = functools.lru_cache(maxsize=16)(design_condition_type)
+
 
 class Design:
     """The Interface function design: ``ipam.nephio.org/v1alpha1`` children with hashed names."""
@@ -239,13 +245,13 @@ class Design:
         return _new_child(owner, self.IPAM, kind, name, annotations, False, {"spec": spec})
 
     def interface_type(self, name: str) -> str:
-        return design_condition_type(INTERFACE_API_VERSION, INTERFACE_KIND, name)
+        return _design_type(INTERFACE_API_VERSION, INTERFACE_KIND, name)
 
     def nad_type(self, owner: KubeObject) -> str:
         return self.interface_type(owner.name) + "-nad-generated"
 
     def child_type(self, child: KubeObject) -> str:
-        return design_condition_type(child.api_version, child.kind, child.name)
+        return _design_type(child.api_version, child.kind, child.name)
 
     def condition_order(self, kind: str) -> int:
         return {"IPAllocation": 0, "VLANAllocation": 1}.get(kind, 2)

@@ -66,7 +66,10 @@ def process(rl: ResourceList, config: Config) -> None:
     )
     nads = owned_nads(rl, dialect)
     created: dict[str, int] = {}
-    annotated: dict[str, None] = {}  # Interface names, in order (a set: thousands of them)
+    # The Interfaces whose children record their owner in an annotation: the first five names
+    # and how many (each Interface is expanded once: duplicate names are not expanded).
+    annotated: list[str] = []
+    annotated_count = 0
     annotation_key = ""
     for obj in interfaces:
         if obj.name in duplicates:
@@ -79,17 +82,21 @@ def process(rl: ResourceList, config: Config) -> None:
             rl.results.from_error(exc)
             obj.release()
             continue
+        counted = False
         for change in changes:
             if change.action == "create":
                 created[change.child.kind] = created.get(change.child.kind, 0) + 1
-                key = dialect.owner_annotation(obj)
-                if key and obj.name not in annotated:
-                    annotated[obj.name] = None
+                key = "" if counted else dialect.owner_annotation(obj)
+                if key:
+                    counted = True
+                    annotated_count += 1
+                    if len(annotated) < 5:
+                        annotated.append(obj.name)
                     annotation_key = key
         obj.release()  # done with it: its values and scanned maps go (memory)
     if annotated:
-        names = ", ".join(list(annotated)[:5]) + (
-            f" and {len(annotated) - 5} more" if len(annotated) > 5 else ""
+        names = ", ".join(annotated) + (
+            f" and {annotated_count - 5} more" if annotated_count > 5 else ""
         )
         rl.results.info(
             f"the children of Interface {names} record their owner in the annotation "
@@ -295,14 +302,25 @@ _SELECTOR_SOURCES = {
 }
 
 
+# Label values found valid: the same site, region and network names on thousands of claims
+# (bounded: no memory per item).
+_GOOD_LABEL_VALUES: dict[str, None] = {}
+
+
 def check_selector(child: KubeObject, interface: KubeObject, cluster: Cluster) -> None:
     """The claim's ``spec.selector.matchLabels`` values are label values (the IPAM controller
     parses the selector with Kubernetes' rules): else a KrmError on the item and field the value
     comes from, before anything is written."""
     labels = child.get("spec.selector.matchLabels") or {}
     for key, value in labels.items() if isinstance(labels, dict) else ():
-        problem = label_value_problem(str(value))
+        text = str(value)
+        if text in _GOOD_LABEL_VALUES:
+            continue
+        problem = label_value_problem(text)
         if problem is None:
+            if len(_GOOD_LABEL_VALUES) >= 256:
+                _GOOD_LABEL_VALUES.clear()
+            _GOOD_LABEL_VALUES[text] = None
             continue
         on_cluster, field = _SELECTOR_SOURCES.get(key, (False, "spec"))
         source = cluster.obj if on_cluster else interface
