@@ -521,3 +521,17 @@ def _sequence(text: str, at: int, indent: int) -> list[object]:
         entry[key] = _scalar(rest)
         pos = end + 1
     return entries
+
+
+def copy_scanned(value: object) -> object:
+    """A copy of a value :func:`scan_value` read: dicts, lists and plain scalars only, so no
+    check and no budget (as :func:`krmlib._yaml.engines.to_plain` needs for a parsed tree)."""
+    kind = type(value)
+    if kind is dict:
+        return {k: v if type(v) not in _NESTED else copy_scanned(v) for k, v in value.items()}  # type: ignore[attr-defined]
+    if kind is list:
+        return [v if type(v) not in _NESTED else copy_scanned(v) for v in value]  # type: ignore[attr-defined]
+    return value
+
+
+_NESTED = (dict, list)
