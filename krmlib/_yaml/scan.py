@@ -126,6 +126,9 @@ def scan_metadata_map(text: str, item_form: bool, section: str) -> dict[str, str
     entry_indent = " " * (base + 4)
     out: dict[str, str] = {}
     pos = line_end + 1 if line_end >= 0 else len(text)
+    fast = _entries_at(text, pos, base)
+    if fast is not None:
+        return fast if fast is not _ODD_ENTRY else None
     while pos < len(text):
         nl = text.find("\n", pos)
         line = text[pos : nl if nl >= 0 else len(text)]
@@ -148,6 +151,42 @@ def scan_metadata_map(text: str, item_form: bool, section: str) -> dict[str, str
             return None
         # Interned: the same keys and values (paths, indexes) repeat across thousands of items.
         out[intern(match.group(1))] = intern(value)
+    return out
+
+
+# The entries of a labels or annotations map as kpt writes them, a line each (``key: value``,
+# one space, a plain string or one quoted without escapes; what the loop above reads alike),
+# and the line after them that ends the map (not blank, no comment, two deeper at most).
+_VALUE_CHARS = "[A-Za-z0-9._/:@+-]"
+_ENTRY_VALUE = rf"('{_VALUE_CHARS}*'|\"{_VALUE_CHARS}*\"|[A-Za-z0-9._/:+-]{_VALUE_CHARS}*)"
+_ENTRY_LINE = {
+    base: re.compile(r" {%d}([A-Za-z0-9][A-Za-z0-9._/-]*): %s\n" % (base + 4, _ENTRY_VALUE))  # noqa: UP031
+    for base in (0, 2)
+}
+_ENTRY_LINES = {base: re.compile(f"(?:{line.pattern})*") for base, line in _ENTRY_LINE.items()}
+_MAP_END = {base: re.compile(r" {0,%d}[^ #\n]" % (base + 2)) for base in (0, 2)}  # noqa: UP031
+_ODD_ENTRY: dict[str, str] = {}  # an entry the loop refuses: the whole map is unsure
+
+
+def _entries_at(text: str, pos: int, base: int) -> dict[str, str] | None:
+    """:func:`scan_metadata_map`'s entries from ``pos`` when every one is of kpt's simple form
+    and the line after them ends the map (the same answer as its loop, :data:`_ODD_ENTRY` for
+    its None); None when the loop must read them."""
+    block = _ENTRY_LINES[base].match(text, pos)
+    after = block.end() if block is not None else pos
+    if after < len(text) and _MAP_END[base].match(text, after) is None:
+        return None
+    out: dict[str, str] = {}
+    for key, raw in _ENTRY_LINE[base].findall(text, pos, after):
+        if raw[0] in "'\"":
+            value = raw[1:-1]
+        elif _NOT_STRING.match(raw):
+            return _ODD_ENTRY
+        else:
+            value = raw
+        if key in out:
+            return _ODD_ENTRY
+        out[intern(key)] = intern(value)
     return out
 
 
