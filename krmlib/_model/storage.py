@@ -286,7 +286,7 @@ class Storage:
         found = scanned.get(keys, _scan.UNSURE)
         if found is _scan.UNSURE:
             src = self._closed_src()
-            found = _scan.scan_value(src, self.form == "item", keys)  # type: ignore[arg-type]
+            found = _scan.scan_value(src, self.form == "item", keys, scanned)  # type: ignore[arg-type]
             if found is _scan.UNSURE:
                 return found
             scanned[keys] = found

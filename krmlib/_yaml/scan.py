@@ -313,17 +313,28 @@ class _Unsure(Exception):
     pass
 
 
-def scan_value(text: str, item_form: bool, keys: tuple[str, ...]) -> object:
+def scan_value(
+    text: str, item_form: bool, keys: tuple[str, ...], kept: dict[object, object] | None = None
+) -> object:
     """The plain value at ``keys`` (strings) in an item's text (an ``items`` entry: ``- `` and
-    two-space indent; else a document), :data:`ABSENT`, or :data:`UNSURE`."""
+    two-space indent; else a document), :data:`ABSENT`, or :data:`UNSURE`. ``kept``: a dict
+    the caller keeps for this very text (and drops with it): the levels read go there too."""
     if not keys:
         return UNSURE
     # A caller reads several paths of one item in a row: the checks of its whole text, the text
-    # as read and the levels read are kept for the next path (the last text asked about only).
+    # as read and the levels read are kept for the next path (the last text asked about only,
+    # and in ``kept`` for a text read again later).
     asked, form, read, indent, levels = _LAST_SCAN[0]
     if not ((text is asked or text == asked) and form is item_form):
-        read, indent = _readable(text, item_form)
-        levels = {}
+        known = kept.get(_KEPT) if kept is not None else None
+        if known is None:
+            read, indent = _readable(text, item_form)
+            levels = {}
+            if read is not None and kept is not None:
+                kept[_KEPT] = (indent, levels)  # a readable text: no scalar open in it
+        else:
+            indent, levels = known  # type: ignore[misc]
+            read = "\n  " + text[2:] if item_form else "\n" + text  # as _readable made it
         _LAST_SCAN[0] = (text, item_form, read, indent, levels)
     if read is None:
         return UNSURE
@@ -352,6 +363,7 @@ def scan_value(text: str, item_form: bool, keys: tuple[str, ...]) -> object:
     return UNSURE
 
 
+_KEPT: object = object()  # the key of the levels in a caller's ``kept`` (no path, no section)
 _LAST_SCAN: list[tuple[str, bool, str | None, int, dict[tuple[int, int], Level]]] = [
     ("", False, None, 0, {})
 ]
