@@ -446,3 +446,65 @@ def test_setting_a_list_to_what_it_is_parses_nothing(monkeypatch: pytest.MonkeyP
     pools[1] = {"name": "pool2", "ipClaim": {"prefix": "10.0.2.0/24"}}
     assert obj.set("status.pools", pools) is True
     assert obj.get("status.pools") == pools
+
+
+def test_setting_a_map_to_what_it_is_neither_splices_nor_parses(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """dnn-generator's settled run sets every DataNetwork's ``status`` (a map holding the pools)
+    to what it is: answered by the scan before the splice is tried; a changed map is written."""
+    text = (
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+        "- apiVersion: req.nephio.org/v1alpha1\n  kind: DataNetwork\n  metadata:\n"
+        "    name: internet\n  status:\n    pools:\n    - name: pool1\n"
+        "      ipClaim:\n        prefix: 10.0.0.0/24\n"
+    )
+    status = {"pools": [{"name": "pool1", "ipClaim": {"prefix": "10.0.0.0/24"}}]}
+    tried: list[object] = []
+    monkeypatch.setattr(_storage.Storage, "_splice", lambda *args: tried.append(args))
+    monkeypatch.setattr(_storage.Storage, "read", lambda self: pytest.fail("parsed"))
+    obj = ResourceList.parse(text).items[0]
+    assert obj.set("status", status) is False
+    assert tried == []
+    monkeypatch.undo()
+    status["pools"][0]["ipClaim"]["prefix"] = "10.0.9.0/24"
+    assert obj.set("status", status) is True
+    assert obj.get("status") == status
+
+
+def test_what_the_scans_keep_goes_with_an_edit_of_the_text() -> None:
+    """The levels kept with an item's scans, and what a certain header scan told of its text (no
+    scalar open over lines), are dropped when the text changes: the next read is the new
+    text's."""
+    text = (
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm\n"
+        "  data:\n    a: x\n  spec:\n    b: y\n"
+    )
+    obj = ResourceList.parse(text).items[0]
+    other = ResourceList.parse(text.replace("name: cm", "name: other")).items[0]
+    assert obj.kind == "ConfigMap"  # the header scan: the text has no open scalar
+    assert obj.get("data") == {"a": "x"}
+    assert other.get("data") == {"a": "x"}  # another text scanned in between
+    assert obj.set("spec.b", "z") is True
+    assert obj.get("spec") == {"b": "z"} and obj.get("data") == {"a": "x"}
+    store = _storage.of(obj)
+    store.replace_text(
+        '- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm\n  data:\n    a: "x\n  spec: fake"\n'
+    )
+    assert store.closed is False
+    assert obj.get("data") == {"a": "x spec: fake"}
+    assert obj.get("spec") is None
+
+
+def test_a_scanned_value_handed_out_is_a_copy() -> None:
+    text = (
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm\n"
+        "  spec:\n    pools:\n    - name: a\n      sub:\n        x: y\n"
+    )
+    obj = ResourceList.parse(text).items[0]
+    spec = obj.get("spec")
+    spec["pools"][0]["sub"]["x"] = "changed"
+    spec["pools"].append({})
+    assert obj.get("spec") == {"pools": [{"name": "a", "sub": {"x": "y"}}]}
