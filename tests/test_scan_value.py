@@ -561,3 +561,41 @@ def test_annotations_scanned_in_one_pass_are_the_parsers() -> None:
                     assert found == annotations, text
                     answered += 1
     assert answered > 100
+
+
+def test_a_block_map_read_in_many_items_is_read_once_and_never_shared_out() -> None:
+    """Two items holding the same ``spec`` text: the second's map comes from the first's reading
+    (one reading of its levels), each ``get`` hands out its own copy, and an edit of one item
+    leaves the other's value as it is."""
+    item = (
+        "- apiVersion: v1\n  kind: X\n  metadata:\n    name: {name}\n"
+        "  spec:\n    selector:\n      matchLabels:\n        a: b\n    size: 16\n"
+        "  status:\n    x: {name}\n"
+    )
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + "".join(
+        item.format(name=name) for name in ("one", "two")
+    )
+    one, two = ResourceList.parse(text).items
+    levels = [0]
+    real = _scan._level
+
+    def counting(*args: Any) -> Any:
+        levels[0] += 1
+        return real(*args)
+
+    _scan._MAPS.clear()
+    _scan._level = counting  # type: ignore[assignment]
+    try:
+        assert one.get("spec") == {"selector": {"matchLabels": {"a": "b"}}, "size": 16}
+        first = levels[0]
+        assert two.get("spec") == one.get("spec")
+        assert levels[0] == first + 1  # the second item's top level only
+    finally:
+        _scan._level = real
+    mine = one.get("spec")
+    mine["selector"]["matchLabels"]["a"] = "changed"
+    assert two.get("spec.selector.matchLabels") == {"a": "b"}
+    assert one.set("spec.selector.matchLabels.a", "c") is True
+    assert one.get("spec.selector.matchLabels") == {"a": "c"}
+    assert two.get("spec.selector.matchLabels") == {"a": "b"}
+    assert (one.get("status.x"), two.get("status.x")) == ("one", "two")

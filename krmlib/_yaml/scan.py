@@ -479,14 +479,35 @@ def _value(text: str, at: int, indent: int, rest: str | None) -> object:
         child = _child_indent(text, at, indent)
         if child is None:
             return None
-        return {
-            key: _value(text, end, child, sub)
-            for key, (end, sub) in _level(text, at, child).items()
-        }
+        # What the map's reading looks at ends before the next line as shallow as its key (a
+        # comment or blank line is no end): a block read before, in this item or another, is
+        # read alike (an IPClaim's spec, an Interface's: a few texts among thousands). The value
+        # is shared, as every scanned value is read-only (``get`` copies).
+        block_end = _BLOCK_AFTER[indent].search(text, at) if indent in _BLOCK_AFTER else None
+        block = text[at : block_end.start() if block_end is not None else len(text)]
+        if len(block) > _MEMO_BLOCK:
+            block = ""
+        found = _MAPS.get((block, indent)) if block else None
+        if found is None:
+            found = {
+                key: _value(text, end, child, sub)
+                for key, (end, sub) in _level(text, at, child).items()
+            }
+            if block:
+                if len(_MAPS) >= _MEMO_SIZE:
+                    _MAPS.clear()
+                _MAPS[(block, indent)] = found
+        return found
     following = _NEXT_LINE.search(text, at)
     if following is not None and len(following.group(1)) > indent:
         raise _Unsure  # a scalar that goes on over deeper lines (or a comment there)
     return _scalar(rest)
+
+
+_BLOCK_AFTER = {n: re.compile(r"\n {0,%d}(?=[^ \n#])" % n) for n in range(0, 9, 2)}  # noqa: UP031
+_MEMO_BLOCK = 600  # longer blocks are read each time (the memo holds at most ~2 MB of text)
+_MEMO_SIZE = 4096
+_MAPS: dict[tuple[str, int], dict[str, object]] = {}
 
 
 def _scalar(rest: str) -> object:
