@@ -154,9 +154,8 @@ def scan_metadata_map(text: str, item_form: bool, section: str) -> dict[str, str
     return out
 
 
-# The entries of a labels or annotations map as kpt writes them, a line each (``key: value``,
-# one space, a plain string or one quoted without escapes; what the loop above reads alike),
-# and the line after them that ends the map (not blank, no comment, two deeper at most).
+# kpt's map entries (``key: value``, a plain string or one quoted without escapes), and the
+# line after them that ends the map (not blank, no comment, two deeper at most).
 _VALUE_CHARS = "[A-Za-z0-9._/:@+-]"
 _ENTRY_VALUE = rf"('{_VALUE_CHARS}*'|\"{_VALUE_CHARS}*\"|[A-Za-z0-9._/:+-]{_VALUE_CHARS}*)"
 _ENTRY_LINE = {
@@ -165,28 +164,21 @@ _ENTRY_LINE = {
 }
 _ENTRY_LINES = {base: re.compile(f"(?:{line.pattern})*") for base, line in _ENTRY_LINE.items()}
 _MAP_END = {base: re.compile(r" {0,%d}[^ #\n]" % (base + 2)) for base in (0, 2)}  # noqa: UP031
-_ODD_ENTRY: dict[str, str] = {}  # an entry the loop refuses: the whole map is unsure
+_ODD_ENTRY: dict[str, str] = {}  # an entry the loop refuses (the map is unsure)
 
 
 def _entries_at(text: str, pos: int, base: int) -> dict[str, str] | None:
-    """:func:`scan_metadata_map`'s entries from ``pos`` when every one is of kpt's simple form
-    and the line after them ends the map (the same answer as its loop, :data:`_ODD_ENTRY` for
-    its None); None when the loop must read them."""
+    """:func:`scan_metadata_map`'s loop's answer (:data:`_ODD_ENTRY` for its None) when every
+    entry is of kpt's one-line form and the line after them ends the map; else None."""
     block = _ENTRY_LINES[base].match(text, pos)
     after = block.end() if block is not None else pos
     if after < len(text) and _MAP_END[base].match(text, after) is None:
         return None
     out: dict[str, str] = {}
     for key, raw in _ENTRY_LINE[base].findall(text, pos, after):
-        if raw[0] in "'\"":
-            value = raw[1:-1]
-        elif _NOT_STRING.match(raw):
+        if key in out or (raw[0] not in "'\"" and _NOT_STRING.match(raw)):
             return _ODD_ENTRY
-        else:
-            value = raw
-        if key in out:
-            return _ODD_ENTRY
-        out[intern(key)] = intern(value)
+        out[intern(key)] = intern(raw[1:-1] if raw[0] in "'\"" else raw)
     return out
 
 
@@ -322,8 +314,7 @@ def scan_value(
     if not keys:
         return UNSURE
     # A caller reads several paths of one item in a row: the checks of its whole text, the text
-    # as read and the levels read are kept for the next path (the last text asked about only,
-    # and in ``kept`` for a text read again later).
+    # as read and the levels read are kept for the next path (the last text, and in ``kept``).
     asked, form, read, indent, levels = _LAST_SCAN[0]
     if not ((text is asked or text == asked) and form is item_form):
         known = kept.get(_KEPT) if kept is not None else None
@@ -479,10 +470,8 @@ def _value(text: str, at: int, indent: int, rest: str | None) -> object:
         child = _child_indent(text, at, indent)
         if child is None:
             return None
-        # What the map's reading looks at ends before the next line as shallow as its key (a
-        # comment or blank line is no end): a block read before, in this item or another, is
-        # read alike (an IPClaim's spec, an Interface's: a few texts among thousands). The value
-        # is shared, as every scanned value is read-only (``get`` copies).
+        # The reading ends before the next line as shallow as the key (comments, blank lines
+        # are in): a block read before, in any item, is read alike (shared: values read-only).
         block_end = _BLOCK_AFTER[indent].search(text, at) if indent in _BLOCK_AFTER else None
         block = text[at : block_end.start() if block_end is not None else len(text)]
         if len(block) > _MEMO_BLOCK:
@@ -505,8 +494,7 @@ def _value(text: str, at: int, indent: int, rest: str | None) -> object:
 
 
 _BLOCK_AFTER = {n: re.compile(r"\n {0,%d}(?=[^ \n#])" % n) for n in range(0, 9, 2)}  # noqa: UP031
-_MEMO_BLOCK = 600  # longer blocks are read each time (the memo holds at most ~2 MB of text)
-_MEMO_SIZE = 4096
+_MEMO_BLOCK, _MEMO_SIZE = 600, 4096  # longer blocks are read each time (~2 MB of text at most)
 _MAPS: dict[tuple[str, int], dict[str, object]] = {}
 
 
@@ -596,8 +584,7 @@ def _sequence(text: str, at: int, indent: int) -> list[object]:
 
 
 def copy_scanned(value: object) -> object:
-    """A copy of a value :func:`scan_value` read: dicts, lists and plain scalars only, so no
-    check and no budget (as :func:`krmlib._yaml.engines.to_plain` needs for a parsed tree)."""
+    """A copy of a value :func:`scan_value` read (plain values only: no checks, no budget)."""
     kind = type(value)
     if kind is dict:
         return {k: v if type(v) not in _NESTED else copy_scanned(v) for k, v in value.items()}  # type: ignore[attr-defined]
