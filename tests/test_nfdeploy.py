@@ -4,6 +4,7 @@ unusable WorkloadCluster, a requirement gone, an NFDeployment edited in place, a
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
 
 import pytest
@@ -244,3 +245,45 @@ def test_a_requirement_that_left_keeps_its_condition_as_in_nfdeploy_fn() -> None
     assert found["req.nephio.org/v1alpha1.Interface.n4"]["status"] == "True"
     assert found[NF]["status"] == "True"
     assert [i["name"] for i in nf_of(rl).get("spec.interfaces")] == ["n3"]
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "10.0.0.3/24",
+        "0.0.0.0/0",
+        "255.255.255.255/32",
+        "10.0.0.3",  # no length: ipaddress reads /32
+        "010.0.0.3/24",  # a leading zero: refused
+        "256.0.0.1/24",
+        "10.0.0.3/33",
+        "10.0.0.3/08",
+        "10.0.0.3/255.255.255.0",
+        "1000::3/64",
+        "10.0.0.3/24 ",
+        "fast",
+    ],
+)
+def test_an_address_family_is_as_ipaddress_reads_it(prefix: str) -> None:
+    """The IPv4 form answered without ipaddress: the same version, the same refusals."""
+    from krmfn.nfdeploy.process import _ip_version
+
+    try:
+        expected: object = ipaddress.ip_interface(prefix).version
+    except ValueError:
+        expected = ValueError
+    try:
+        found: object = _ip_version(prefix)
+    except ValueError:
+        found = ValueError
+    assert found == expected
+
+
+def test_a_claim_prefix_that_is_no_prefix_fails_the_nfdeployment() -> None:
+    status = {"ipClaimStatus": [{"prefix": "10.0.0.300/24"}], "vlanClaimStatus": {"vlanID": 1}}
+    itf = child("Interface", "n3", {"networkInstance": {"name": "vpc-ran"}}, status)
+    rl = run(settled_kptfile(itf), CLUSTER, itf)
+    message = 'netip.ParsePrefix("10.0.0.300/24"): not a prefix'
+    assert conditions(rl)[NF]["message"] == message
+    [warning] = [r for r in rl.results if r.severity == "warning"]
+    assert warning.field_path == "status.ipClaimStatus[0].prefix"

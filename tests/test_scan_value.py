@@ -361,9 +361,11 @@ def _lists_answered(text: str, item_form: bool) -> int:
     lists = 0
     scan = _scan.scan_value
 
-    def counting(text: str, item_form: bool, keys: tuple[str, ...]) -> object:
+    def counting(
+        text: str, item_form: bool, keys: tuple[str, ...], kept: dict[object, object] | None = None
+    ) -> object:
         nonlocal lists
-        found = scan(text, item_form, keys)
+        found = scan(text, item_form, keys, kept)
         lists += isinstance(found, list)
         return found
 
@@ -446,3 +448,154 @@ def test_setting_a_list_to_what_it_is_parses_nothing(monkeypatch: pytest.MonkeyP
     pools[1] = {"name": "pool2", "ipClaim": {"prefix": "10.0.2.0/24"}}
     assert obj.set("status.pools", pools) is True
     assert obj.get("status.pools") == pools
+
+
+def test_setting_a_map_to_what_it_is_neither_splices_nor_parses(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """dnn-generator's settled run sets every DataNetwork's ``status`` (a map holding the pools)
+    to what it is: answered by the scan before the splice is tried; a changed map is written."""
+    text = (
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+        "- apiVersion: req.nephio.org/v1alpha1\n  kind: DataNetwork\n  metadata:\n"
+        "    name: internet\n  status:\n    pools:\n    - name: pool1\n"
+        "      ipClaim:\n        prefix: 10.0.0.0/24\n"
+    )
+    status: dict[str, Any] = {"pools": [{"name": "pool1", "ipClaim": {"prefix": "10.0.0.0/24"}}]}
+    tried: list[object] = []
+    monkeypatch.setattr(_storage.Storage, "_splice", lambda *args: tried.append(args))
+    monkeypatch.setattr(_storage.Storage, "read", lambda self: pytest.fail("parsed"))
+    obj = ResourceList.parse(text).items[0]
+    assert obj.set("status", status) is False
+    assert tried == []
+    monkeypatch.undo()
+    status["pools"][0]["ipClaim"]["prefix"] = "10.0.9.0/24"
+    assert obj.set("status", status) is True
+    assert obj.get("status") == status
+
+
+def test_what_the_scans_keep_goes_with_an_edit_of_the_text() -> None:
+    """The levels kept with an item's scans, and what a certain header scan told of its text (no
+    scalar open over lines), are dropped when the text changes: the next read is the new
+    text's."""
+    text = (
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm\n"
+        "  data:\n    a: x\n  spec:\n    b: y\n"
+    )
+    obj = ResourceList.parse(text).items[0]
+    other = ResourceList.parse(text.replace("name: cm", "name: other")).items[0]
+    assert obj.kind == "ConfigMap"  # the header scan: the text has no open scalar
+    assert obj.get("data") == {"a": "x"}
+    assert other.get("data") == {"a": "x"}  # another text scanned in between
+    assert obj.set("spec.b", "z") is True
+    assert obj.get("spec") == {"b": "z"} and obj.get("data") == {"a": "x"}
+    store = _storage.of(obj)
+    store.replace_text(
+        '- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm\n  data:\n    a: "x\n  spec: fake"\n'
+    )
+    assert store.closed is False
+    assert obj.get("data") == {"a": "x spec: fake"}
+    assert obj.get("spec") is None
+
+
+def test_a_scanned_value_handed_out_is_a_copy() -> None:
+    text = (
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm\n"
+        "  spec:\n    pools:\n    - name: a\n      sub:\n        x: y\n"
+    )
+    obj = ResourceList.parse(text).items[0]
+    spec = obj.get("spec")
+    spec["pools"][0]["sub"]["x"] = "changed"
+    spec["pools"].append({})
+    assert obj.get("spec") == {"pools": [{"name": "a", "sub": {"x": "y"}}]}
+
+
+ENTRY_LINES = [
+    "      a: b\n",
+    "      a: 'b'\n",
+    '      a: "b"\n',
+    "      b: '10'\n",
+    "      c: 10\n",
+    "      c: true\n",
+    "      d: @x\n",
+    "      e: -x\n",
+    "      f:  x\n",
+    "      g: x # c\n",
+    "\n",
+    "    # c\n",
+    "     h: x\n",
+    "       i: x\n",
+    "      j: ''\n",
+    "      k: a/b:c@d\n",
+    "      l: null\n",
+    "    labels:\n",
+]
+
+
+def test_annotations_scanned_in_one_pass_are_the_parsers() -> None:
+    """The one-pass read of an annotations map (kpt's ``key: value`` lines), and the loop it
+    leaves every other line to: every certain answer is the parser's, on maps of up to three
+    lines of each form (a duplicate key, a blank or comment line, another indent, a value that
+    is no plain string, a following key; a text YAML refuses is the input check's)."""
+    answered = 0
+    for first in ENTRY_LINES:
+        for second in ENTRY_LINES:
+            for third in ("", "      z: y\n", "      z: y"):
+                for tail in ("", "  spec:\n    a: b\n"):
+                    body = first + second + third + ("\n" if third.endswith("y") and tail else "")
+                    text = (
+                        "- apiVersion: v1\n  kind: X\n  metadata:\n    name: n\n"
+                        f"    annotations:\n{body}{tail}"
+                    )
+                    _scan._LAST_OPEN[0] = ("", False)
+                    found = _scan.scan_metadata_map(text, True, "annotations")
+                    if found is None:
+                        continue
+                    try:
+                        parsed = _yaml.load_plain(_trees.item_to_doc(text))
+                    except InputError:
+                        continue  # refused whole by the input's check before any scan
+                    annotations = parsed["metadata"].get("annotations") or {}
+                    assert found == annotations, text
+                    answered += 1
+    assert answered > 100
+
+
+def test_a_block_map_read_in_many_items_is_read_once_and_never_shared_out() -> None:
+    """Two items holding the same ``spec`` text: the second's map comes from the first's reading
+    (one reading of its levels), each ``get`` hands out its own copy, and an edit of one item
+    leaves the other's value as it is."""
+    item = (
+        "- apiVersion: v1\n  kind: X\n  metadata:\n    name: {name}\n"
+        "  spec:\n    selector:\n      matchLabels:\n        a: b\n    size: 16\n"
+        "  status:\n    x: {name}\n"
+    )
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + "".join(
+        item.format(name=name) for name in ("one", "two")
+    )
+    one, two = ResourceList.parse(text).items
+    levels = [0]
+    real = _scan._level
+
+    def counting(*args: Any) -> Any:
+        levels[0] += 1
+        return real(*args)
+
+    _scan._MAPS.clear()
+    _scan._level = counting  # type: ignore[assignment]
+    try:
+        assert one.get("spec") == {"selector": {"matchLabels": {"a": "b"}}, "size": 16}
+        first = levels[0]
+        assert two.get("spec") == one.get("spec")
+        assert levels[0] == first + 1  # the second item's top level only
+    finally:
+        _scan._level = real
+    mine = one.get("spec")
+    mine["selector"]["matchLabels"]["a"] = "changed"
+    assert two.get("spec.selector.matchLabels") == {"a": "b"}
+    assert one.set("spec.selector.matchLabels.a", "c") is True
+    assert one.get("spec.selector.matchLabels") == {"a": "c"}
+    assert two.get("spec.selector.matchLabels") == {"a": "b"}
+    assert (one.get("status.x"), two.get("status.x")) == ("one", "two")

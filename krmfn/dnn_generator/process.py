@@ -10,6 +10,7 @@ writes one pool claim per ``spec.pools[]`` entry; stage 2, once every claim's co
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from krmfn.nephio import (
@@ -41,7 +42,7 @@ def process(rl: ResourceList, config: Config) -> None:
     DnnGenerator(rl).run()
 
 
-def for_name(annotations: dict[str, str]) -> str:
+def for_name(annotations: Mapping[str, str]) -> str:
     """The root's name: the last ``.`` segment of ``specializer.nephio.org/for``, else of the
     owner annotation ('' with neither)."""
     reference = annotations.get(FOR_ANNOTATION)
@@ -74,13 +75,14 @@ class DnnGenerator(ClusterWatch):
         """An IPClaim of kind pool per ``spec.pools[]`` entry."""
         if self.cluster is None:
             raise SpecializeError(MISSING_CLUSTER, dnn)
-        annotations = dict(dnn.annotations)
+        annotations = dnn.annotations  # the three it reads, not a copy of every one
+        local = annotations.get(LOCAL_CONFIG)  # read first, as the copy was
         pools = dnn.get("spec.pools") or []
         if not isinstance(pools, list):
             raise SpecializeError("spec.pools must be a list", dnn, "spec.pools")
         claim_annotations: dict[str, str] = {}
-        if LOCAL_CONFIG in annotations:
-            claim_annotations[LOCAL_CONFIG] = annotations[LOCAL_CONFIG]
+        if local is not None:
+            claim_annotations[LOCAL_CONFIG] = local
         reference = annotations.get(FOR_ANNOTATION)
         claim_annotations[FOR_ANNOTATION] = (
             reference if reference is not None else annotations.get(OWNER_ANNOTATION, "")
@@ -125,7 +127,7 @@ class DnnGenerator(ClusterWatch):
 
     def update(self, dnn: KubeObject, owned: list[KubeObject]) -> None:
         """``status.pools`` rebuilt from the pool claims named ``<for>-<dnn>-<pool>``."""
-        prefix = f"{for_name(dict(dnn.annotations))}-{dnn.name}-"
+        prefix = f"{for_name(dnn.annotations)}-{dnn.name}-"
         pools = []
         for claim in owned:
             if (claim.api_version, claim.kind) != IPCLAIM:

@@ -14,6 +14,7 @@ configs); then the gate is ``"True"``. Read from nephio-project/nephio
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from krmfn.nephio import (
@@ -142,11 +143,15 @@ class Spec:
 
     def interface(self, obj: KubeObject) -> None:
         """An Interface with both claim statuses gives an interface config."""
-        # The status list first: it cannot be scanned from the text, so the item is parsed
-        # once here and the spec's reads are answered from that parse (not scanned before it).
-        ip_status = obj.get("status.ipClaimStatus")
-        validate_interface(obj)
-        vlan_status = obj.get("status.vlanClaimStatus")
+        status = obj.get("status")
+        if isinstance(status, dict):  # one read of the status, both claims' from it
+            ip_status = status.get("ipClaimStatus")
+            spec = validate_interface(obj)
+            vlan_status = status.get("vlanClaimStatus")
+        else:  # none, or not a map: the paths' own answers (and errors)
+            ip_status = obj.get("status.ipClaimStatus")
+            spec = validate_interface(obj)
+            vlan_status = obj.get("status.vlanClaimStatus")
         if ip_status is None or vlan_status is None:
             return
         config: dict[str, Any] = {"name": obj.name}
@@ -154,10 +159,8 @@ class Spec:
             if not isinstance(claim, dict) or claim.get("prefix") is None:
                 continue
             prefix = claim["prefix"]
-            import ipaddress  # an Interface's prefixes only: not at start-up
-
             try:
-                network = ipaddress.ip_interface(str(prefix))
+                version = _ip_version(str(prefix))
             except ValueError:
                 raise SpecializeError(
                     f'netip.ParsePrefix("{prefix}"): not a prefix',
@@ -167,11 +170,11 @@ class Spec:
             address: dict[str, Any] = {"address": str(prefix)}
             if claim.get("gateway") is not None:
                 address["gateway"] = claim["gateway"]
-            config["ipv6" if network.version == 6 else "ipv4"] = address
+            config["ipv6" if version == 6 else "ipv4"] = address
         ordered: dict[str, Any] = {k: config[k] for k in ("name", "ipv4", "ipv6") if k in config}
         if isinstance(vlan_status, dict) and vlan_status.get("vlanID") is not None:
             ordered["vlanID"] = vlan_status["vlanID"]
-        instance = _text(obj.get("spec.networkInstance.name"))
+        instance = spec["networkInstance"]["name"]  # a non-empty string: validated
         if instance:
             self.interfaces.setdefault(instance, []).append(ordered)
 
@@ -252,8 +255,23 @@ def capacity_spec(obj: KubeObject) -> dict[str, Any]:
     return {k: out[k] for k in sorted(out)}
 
 
-def validate_interface(obj: KubeObject) -> None:
-    """nephio-project/api's InterfaceSpec.Validate, its messages as they are."""
+# An IPv4 address with a prefix length, each number as ipaddress reads it (no leading zero)
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_IPV4_PREFIX = rf"(?:{_OCTET}\.){{3}}{_OCTET}/(?:3[0-2]|[12]?[0-9])"  # compiled on first use
+
+
+def _ip_version(prefix: str) -> int:
+    """4 or 6 as ``ipaddress.ip_interface`` reads ``prefix`` (its ValueError when it cannot):
+    the IPv4 form a claim's status holds is answered without building the interface."""
+    if re.fullmatch(_IPV4_PREFIX, prefix) is not None:
+        return 4
+    import ipaddress  # a prefix other than IPv4's: not at start-up
+
+    return ipaddress.ip_interface(prefix).version
+
+
+def validate_interface(obj: KubeObject) -> dict[str, Any]:
+    """nephio-project/api's InterfaceSpec.Validate, its messages as they are; the spec read."""
     spec = obj.get("spec")
     if not isinstance(spec, dict):
         raise SpecializeError("spec invalid: missing networkInstance", obj, "spec")
@@ -280,3 +298,4 @@ def validate_interface(obj: KubeObject) -> None:
         raise SpecializeError(
             "spec invalid: missing networkInstance name, got: ", obj, "spec.networkInstance.name"
         )
+    return spec

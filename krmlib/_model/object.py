@@ -169,10 +169,10 @@ class KubeObject:
 
         A copy: editing it changes nothing in the object. Write with :meth:`set`, or edit
         through a live view, :meth:`at`."""
-        value = self._store.read_at(parse_path(path), self)
+        value = self._store.copy_at(parse_path(path), self)
         if value is MISSING or value is None or isinstance(value, _scalars.StyledNull):
             return default
-        return _yaml.to_plain(value)
+        return value
 
     def at(self, path: Path) -> SubObject:
         """A live view of the part at ``path`` (``krmlib._model.subobject.SubObject``, as go/fn's

@@ -81,6 +81,7 @@ class Storage:
     """One object's content (see the module's documentation)."""
 
     __slots__ = (
+        "closed",
         "dirty",
         "form",
         "header",
@@ -113,6 +114,8 @@ class Storage:
         # labels/annotations by their section name, values by their path of keys
         self.scanned: dict[Any, Any] | None = None
         self.header: Header | None = None
+        # no scalar open over lines in the text as it is (a certain scan said so): not asked again
+        self.closed = False
 
     @classmethod
     def span(cls, text: str, start: int, stop: int) -> Storage:
@@ -170,7 +173,7 @@ class Storage:
 
     def own_text(self, text: str) -> None:
         """Make ``text`` the object's own text (no longer a span of the input)."""
-        self.text, self.start, self.stop, self.patch = text, 0, -1, None
+        self.text, self.start, self.stop, self.patch, self.closed = text, 0, -1, None, False
 
     def replace_text(self, text: str) -> None:
         """Replace the text by an edit of it made by a caller (what was read from the old text
@@ -253,29 +256,48 @@ class Storage:
         return self.plain
 
     def read_at(self, keys: tuple[Key, ...], obj: KubeObject) -> Any:
-        """The live value at ``keys`` (no copy), or :data:`MISSING`; ``obj`` names errors.
+        """The live value at ``keys`` (no copy), or :data:`MISSING`; ``obj`` names errors. The
+        scan first (:meth:`scan_at`), the parse whenever it is not certain."""
+        found = self.scan_at(keys)
+        if found is _scan.UNSURE:
+            return walk(self.read(), keys, obj)
+        return found
 
-        While the text is unparsed, a path of keys is first scanned from it
-        (:func:`krmlib._yaml.scan.scan_value`: a few fields of thousands of items without building
-        them); the scan gives way to a parse whenever it is not certain."""
-        if (
-            self.node is None
-            and self.plain is None
-            and self.text is not None
-            and keys
-            and all(type(key) is str for key in keys)
-        ):
-            scanned = self.scanned
-            if scanned is None:
-                scanned = self.scanned = {}
-            found = scanned.get(keys, _scan.UNSURE)
-            if found is _scan.UNSURE:  # a path read again is not scanned again
-                found = _scan.scan_value(self.src, self.form == "item", keys)  # type: ignore[arg-type]
-                if found is _scan.UNSURE:
-                    return walk(self.read(), keys, obj)
-                scanned[keys] = found
-            return MISSING if found is _scan.ABSENT else found
-        return walk(self.read(), keys, obj)
+    def copy_at(self, keys: tuple[Key, ...], obj: KubeObject) -> Any:
+        """A plain copy of the value at ``keys`` (what :meth:`KubeObject.get` hands out), or
+        :data:`MISSING`."""
+        found = self.scan_at(keys)
+        if found is _scan.UNSURE:
+            found = walk(self.read(), keys, obj)
+            return found if found is MISSING else _yaml.to_plain(found)
+        return _scan.copy_scanned(found)
+
+    def scan_at(self, keys: tuple[Key, ...]) -> Any:
+        """The value at ``keys`` scanned from the unparsed text (``scan_value``: a few fields of
+        thousands of items without building them; kept: a path read again is not scanned
+        again), :data:`MISSING`, or ``UNSURE`` (read the tree instead)."""
+        if self.node is not None or self.plain is not None or self.text is None or not keys:
+            return _scan.UNSURE
+        if not all(type(key) is str for key in keys):
+            return _scan.UNSURE
+        scanned = self.scanned
+        if scanned is None:
+            scanned = self.scanned = {}
+        found = scanned.get(keys, _scan.UNSURE)
+        if found is _scan.UNSURE:
+            src = self._closed_src()
+            found = _scan.scan_value(src, self.form == "item", keys, scanned)  # type: ignore[arg-type]
+            if found is _scan.UNSURE:
+                return found
+            scanned[keys] = found
+        return MISSING if found is _scan.ABSENT else found
+
+    def _closed_src(self) -> str:
+        """The text, :func:`krmlib._yaml.scan.open_scalar` told what is known of it."""
+        src = self.src
+        if self.closed:
+            _scan.known_closed(src)
+        return src
 
     def _named(self, exc: InputError) -> InputError:
         """``exc`` (the item's text refused by the parse) naming the item, its line counted
@@ -298,6 +320,8 @@ class Storage:
         if self.header is None:
             if self.node is None and self.plain is None and self.text is not None:
                 self.header = _scan.scan_header(self.src, self.form == "item")
+                if self.header is not None:
+                    self.closed = True  # the scan was certain: no scalar open over lines
             if self.header is None:
                 data = self.read()
                 self.header = (
@@ -323,7 +347,8 @@ class Storage:
             if scanned is None:
                 scanned = self.scanned = {}
             if section not in scanned:
-                scanned[section] = _scan.scan_metadata_map(self.src, self.form == "item", section)
+                src = self._closed_src()
+                scanned[section] = _scan.scan_metadata_map(src, self.form == "item", section)
             found: dict[str, Any] | None = scanned[section]
             if found is not None:
                 return found
@@ -364,6 +389,8 @@ class Storage:
     def set(self, keys: tuple[Key, ...], value: Any, obj: KubeObject) -> bool:
         """Set ``keys`` to ``value`` (see :meth:`KubeObject.set`); True if anything changed."""
         if self.node is None and self.text is not None and isinstance(value, str | dict | list):
+            if not isinstance(value, str) and self.scan_at(keys) == value:
+                return False  # as the scan reads it (plain values: as their copies compare)
             spliced = self._splice(keys, value, obj)
             if spliced is not None:
                 return spliced
@@ -507,7 +534,7 @@ class Storage:
         """After an edit of the text at ``keys``: what was read from the old text goes."""
         self.plain = None
         self.forget_header(keys)
-        self.scanned = None
+        self.scanned, self.closed = None, False
         self.spliced = True
 
     def forget_header(self, keys: tuple[Key, ...]) -> None:

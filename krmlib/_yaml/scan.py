@@ -328,17 +328,27 @@ class _Unsure(Exception):
     pass
 
 
-def scan_value(text: str, item_form: bool, keys: tuple[str, ...]) -> object:
+def scan_value(
+    text: str, item_form: bool, keys: tuple[str, ...], kept: dict[object, object] | None = None
+) -> object:
     """The plain value at ``keys`` (strings) in an item's text (an ``items`` entry: ``- `` and
-    two-space indent; else a document), :data:`ABSENT`, or :data:`UNSURE`."""
+    two-space indent; else a document), :data:`ABSENT`, or :data:`UNSURE`. ``kept``: a dict
+    the caller keeps for this very text (and drops with it): the levels read go there too."""
     if not keys:
         return UNSURE
     # A caller reads several paths of one item in a row: the checks of its whole text, the text
-    # as read and the levels read are kept for the next path (the last text asked about only).
+    # as read and the levels read are kept for the next path (the last text, and in ``kept``).
     asked, form, read, indent, levels = _LAST_SCAN[0]
     if not ((text is asked or text == asked) and form is item_form):
-        read, indent = _readable(text, item_form)
-        levels = {}
+        known = kept.get(_KEPT) if kept is not None else None
+        if known is None:
+            read, indent = _readable(text, item_form)
+            levels = {}
+            if read is not None and kept is not None:
+                kept[_KEPT] = (indent, levels)  # a readable text: no scalar open in it
+        else:
+            indent, levels = known  # type: ignore[misc]
+            read = "\n  " + text[2:] if item_form else "\n" + text  # as _readable made it
         _LAST_SCAN[0] = (text, item_form, read, indent, levels)
     if read is None:
         return UNSURE
@@ -367,6 +377,7 @@ def scan_value(text: str, item_form: bool, keys: tuple[str, ...]) -> object:
     return UNSURE
 
 
+_KEPT: object = object()  # the key of the levels in a caller's ``kept`` (no path, no section)
 _LAST_SCAN: list[tuple[str, bool, str | None, int, dict[tuple[int, int], Level]]] = [
     ("", False, None, 0, {})
 ]
@@ -482,14 +493,32 @@ def _value(text: str, at: int, indent: int, rest: str | None) -> object:
         child = _child_indent(text, at, indent)
         if child is None:
             return None
-        return {
-            key: _value(text, end, child, sub)
-            for key, (end, sub) in _level(text, at, child).items()
-        }
+        # The reading ends before the next line as shallow as the key (comments, blank lines
+        # are in): a block read before, in any item, is read alike (shared: values read-only).
+        block_end = _BLOCK_AFTER[indent].search(text, at) if indent in _BLOCK_AFTER else None
+        block = text[at : block_end.start() if block_end is not None else len(text)]
+        if len(block) > _MEMO_BLOCK:
+            block = ""
+        found = _MAPS.get((block, indent)) if block else None
+        if found is None:
+            found = {
+                key: _value(text, end, child, sub)
+                for key, (end, sub) in _level(text, at, child).items()
+            }
+            if block:
+                if len(_MAPS) >= _MEMO_SIZE:
+                    _MAPS.clear()
+                _MAPS[(block, indent)] = found
+        return found
     following = _NEXT_LINE.search(text, at)
     if following is not None and len(following.group(1)) > indent:
         raise _Unsure  # a scalar that goes on over deeper lines (or a comment there)
     return _scalar(rest)
+
+
+_BLOCK_AFTER = {n: re.compile(r"\n {0,%d}(?=[^ \n#])" % n) for n in range(0, 9, 2)}  # noqa: UP031
+_MEMO_BLOCK, _MEMO_SIZE = 600, 4096  # longer blocks are read each time (~2 MB of text at most)
+_MAPS: dict[tuple[str, int], dict[str, object]] = {}
 
 
 def _scalar(rest: str) -> object:
@@ -575,3 +604,16 @@ def _sequence(text: str, at: int, indent: int) -> list[object]:
         entry[key] = _scalar(rest)
         pos = end + 1
     return entries
+
+
+def copy_scanned(value: object) -> object:
+    """A copy of a value :func:`scan_value` read (plain values only: no checks, no budget)."""
+    kind = type(value)
+    if kind is dict:
+        return {k: v if type(v) not in _NESTED else copy_scanned(v) for k, v in value.items()}  # type: ignore[attr-defined]
+    if kind is list:
+        return [v if type(v) not in _NESTED else copy_scanned(v) for v in value]  # type: ignore[attr-defined]
+    return value
+
+
+_NESTED = (dict, list)
