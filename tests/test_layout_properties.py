@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 from krmlib import KubeObject
 from krmlib._model import trees as _trees
 from krmlib._model.object import span_object
+from krmlib._yaml import pathscan as _pathscan
 from krmlib._yaml import scan as _scan
 from krmlib._yaml.full import CoreLoader
 from krmlib._yaml.splice import splice_set
@@ -368,14 +369,14 @@ def test_the_scans_answer_as_the_parser(case: tuple[str, bool, dict[str, Any]]) 
             expected_map = {} if value is None or value is _trees.MISSING else value
             assert same(scanned, expected_map), (section, scanned, expected_map, text)
     for path in [*paths(parsed), ("absent-key", "x")]:
-        found = _scan.scan_value(text, item_form, path)
-        if found is _scan.UNSURE:
+        found = _pathscan.scan_value(text, item_form, path)
+        if found is _pathscan.UNSURE:
             continue
         expected = _trees.walk(parsed, path)
         if expected is _trees.MISSING:
-            assert found is _scan.ABSENT, (path, found, text)
+            assert found is _pathscan.ABSENT, (path, found, text)
         else:
-            assert found is not _scan.ABSENT, (path, expected, text)
+            assert found is not _pathscan.ABSENT, (path, expected, text)
             assert same(found, plain_copy(expected)), (path, found, expected, text)
 
 

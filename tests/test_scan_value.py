@@ -1,4 +1,4 @@
-"""The scan of a value from an unparsed item's text (``krmlib._yaml.scan.scan_value``) answers what
+"""The scan of a value from an unparsed item's text (``krmlib._yaml.pathscan.scan_value``) answers what
 the parser answers, or gives way (UNSURE): never a different value, never a wrong "absent".
 
 Two oracles: hypothesis-made block YAML with every style the scan must refuse or read (comments,
@@ -23,6 +23,7 @@ from krmlib import InputError, KubeObject, ResourceList
 from krmlib._model import storage as _storage
 from krmlib._model import trees as _trees
 from krmlib._yaml import engines as _yaml
+from krmlib._yaml import pathscan as _pathscan
 from krmlib._yaml import scan as _scan
 from tests import layouts
 
@@ -208,15 +209,15 @@ def _check(text: str, item_form: bool) -> int:
         return 0
     certain = 0
     for path in [*_paths(parsed), ("absent-key",), ("absent-key", "x")]:
-        found = _scan.scan_value(text, item_form, path)
-        if found is _scan.UNSURE:
+        found = _pathscan.scan_value(text, item_form, path)
+        if found is _pathscan.UNSURE:
             continue
         certain += 1
         expected = _trees.walk(parsed, path)
         if expected is _trees.MISSING:
-            assert found is _scan.ABSENT, (path, found, text)
+            assert found is _pathscan.ABSENT, (path, found, text)
         else:
-            assert found is not _scan.ABSENT, (path, expected, text)
+            assert found is not _pathscan.ABSENT, (path, expected, text)
             assert _same(found, expected), (path, found, expected, text)
     return certain
 
@@ -293,39 +294,39 @@ def test_scan_agrees_on_the_items_of_testdata_resource_lists() -> None:
         ("a:\n  b:\n  c: x\n", ("a",), {"b": None, "c": "x"}),
         ("a:\n- 1\nb: x\n", ("b",), "x"),
         ("a: {}\n", ("a",), {}),
-        ("a: x\n", ("b",), _scan.ABSENT),
-        ("a:\n  b: first\n    second\n", ("a", "b"), _scan.UNSURE),
-        ("a:\n  b: x\n  b: y\n", ("a", "b"), _scan.UNSURE),
-        ("a:\n  - 1\n", ("a",), _scan.UNSURE),
+        ("a: x\n", ("b",), _pathscan.ABSENT),
+        ("a:\n  b: first\n    second\n", ("a", "b"), _pathscan.UNSURE),
+        ("a:\n  b: x\n  b: y\n", ("a", "b"), _pathscan.UNSURE),
+        ("a:\n  - 1\n", ("a",), _pathscan.UNSURE),
         ("a:\n- b: 1\n  c: x # n\n- b: '2'\nd: y\n", ("a",), [{"b": 1, "c": "x"}, {"b": "2"}]),
         ("a:\n  x:\n  - b: 1\n  y: 2\n", ("a",), {"x": [{"b": 1}], "y": 2}),
-        ("a:\n- b: 1\n# c\n- b: 2\n", ("a",), _scan.UNSURE),
-        ("a:\n- b: 1\n-\n", ("a",), _scan.UNSURE),
-        ("a:\n- b: 1\n\n- b: 2\n", ("a",), _scan.UNSURE),
-        ("a:\n- b: 1\n  b: 2\n", ("a",), _scan.UNSURE),
-        ("a:\n- b: 1\n   c: 2\n", ("a",), _scan.UNSURE),
+        ("a:\n- b: 1\n# c\n- b: 2\n", ("a",), _pathscan.UNSURE),
+        ("a:\n- b: 1\n-\n", ("a",), _pathscan.UNSURE),
+        ("a:\n- b: 1\n\n- b: 2\n", ("a",), _pathscan.UNSURE),
+        ("a:\n- b: 1\n  b: 2\n", ("a",), _pathscan.UNSURE),
+        ("a:\n- b: 1\n   c: 2\n", ("a",), _pathscan.UNSURE),
         ("a:\n- b:\n    c: 2\n", ("a",), [{"b": {"c": 2}}]),
-        ("a:\n- b: 1\n- x\n", ("a",), _scan.UNSURE),
-        ("a:\n- b: &x 1\n", ("a",), _scan.UNSURE),
+        ("a:\n- b: 1\n- x\n", ("a",), _pathscan.UNSURE),
+        ("a:\n- b: &x 1\n", ("a",), _pathscan.UNSURE),
         ("a:\n- b: 1\n  on: 2\n", ("a",), [{"b": 1, "on": 2}]),
-        ("a:\n- b: 1\n  true: 2\n", ("a",), _scan.UNSURE),
+        ("a:\n- b: 1\n  true: 2\n", ("a",), _pathscan.UNSURE),
         (
             "a:\n- n: p\n  c:\n    d: 1\n- n: q\nz: 2\n",
             ("a",),
             [{"n": "p", "c": {"d": 1}}, {"n": "q"}],
         ),
-        ("a:\n- c:\n    d: 1\n  # x\n  e: 2\n", ("a",), _scan.UNSURE),
-        ("a:\n- c:\n  - 1\n", ("a",), _scan.UNSURE),
-        ("a:\n- c:\n  e: 2\n", ("a",), _scan.UNSURE),
-        ("a: &x\n  b: 1\n", ("a", "b"), _scan.UNSURE),
-        ('a: "x\n  y"\nb: z\n', ("b",), _scan.UNSURE),
-        ("true: 1\n", ("true",), _scan.UNSURE),
-        ("a:\tb\n", ("a",), _scan.UNSURE),
+        ("a:\n- c:\n    d: 1\n  # x\n  e: 2\n", ("a",), _pathscan.UNSURE),
+        ("a:\n- c:\n  - 1\n", ("a",), _pathscan.UNSURE),
+        ("a:\n- c:\n  e: 2\n", ("a",), _pathscan.UNSURE),
+        ("a: &x\n  b: 1\n", ("a", "b"), _pathscan.UNSURE),
+        ('a: "x\n  y"\nb: z\n', ("b",), _pathscan.UNSURE),
+        ("true: 1\n", ("true",), _pathscan.UNSURE),
+        ("a:\tb\n", ("a",), _pathscan.UNSURE),
     ],
 )
 def test_scan_cases(text: str, path: tuple[str, ...], expected: Any) -> None:
-    found = _scan.scan_value(text, False, path)
-    if expected is _scan.UNSURE or expected is _scan.ABSENT:
+    found = _pathscan.scan_value(text, False, path)
+    if expected is _pathscan.UNSURE or expected is _pathscan.ABSENT:
         assert found is expected
     else:
         assert _same(found, expected)
@@ -359,7 +360,7 @@ def _list_documents() -> Iterator[tuple[str, str]]:
 def _lists_answered(text: str, item_form: bool) -> int:
     """How many of ``_check``'s certain answers are lists (after it held them to the parse)."""
     lists = 0
-    scan = _scan.scan_value
+    scan = _pathscan.scan_value
 
     def counting(
         text: str, item_form: bool, keys: tuple[str, ...], kept: dict[object, object] | None = None
@@ -369,11 +370,11 @@ def _lists_answered(text: str, item_form: bool) -> int:
         lists += isinstance(found, list)
         return found
 
-    _scan.scan_value = counting
+    _pathscan.scan_value = counting
     try:
         _check(text, item_form)
     finally:
-        _scan.scan_value = scan
+        _pathscan.scan_value = scan
     return lists
 
 
@@ -408,14 +409,14 @@ def test_the_levels_kept_for_the_next_path_are_the_same_texts() -> None:
     """The scan keeps what it read of the last text for the next path asked of it: another
     text (one value changed, the same length), or the same text as an item, is read anew."""
     doc = "a:\n  b: 1\n  c: x\n"
-    assert _scan.scan_value(doc, False, ("a", "b")) == 1
-    assert _scan.scan_value(doc, False, ("a", "c")) == "x"
-    assert _scan.scan_value(doc.replace("1", "2"), False, ("a", "b")) == 2
-    assert _scan.scan_value("".join(doc), False, ("a", "b")) == 1  # equal, not the same object
+    assert _pathscan.scan_value(doc, False, ("a", "b")) == 1
+    assert _pathscan.scan_value(doc, False, ("a", "c")) == "x"
+    assert _pathscan.scan_value(doc.replace("1", "2"), False, ("a", "b")) == 2
+    assert _pathscan.scan_value("".join(doc), False, ("a", "b")) == 1  # equal, not the same object
     item = "- a:\n    b: 1\n"
-    assert _scan.scan_value(item, True, ("a", "b")) == 1
-    assert _scan.scan_value(item, False, ("a", "b")) is _scan.UNSURE  # a list, not a map
-    assert _scan.scan_value(item, True, ("a",)) == {"b": 1}
+    assert _pathscan.scan_value(item, True, ("a", "b")) == 1
+    assert _pathscan.scan_value(item, False, ("a", "b")) is _pathscan.UNSURE  # a list, not a map
+    assert _pathscan.scan_value(item, True, ("a",)) == {"b": 1}
 
 
 def test_setting_a_list_to_what_it_is_parses_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -472,6 +473,36 @@ def test_setting_a_map_to_what_it_is_neither_splices_nor_parses(
     status["pools"][0]["ipClaim"]["prefix"] = "10.0.9.0/24"
     assert obj.set("status", status) is True
     assert obj.get("status") == status
+
+
+@pytest.mark.parametrize(
+    ("written", "wanted", "text_after"),
+    [
+        ("1", True, "true"),
+        ("true", 1, "1"),
+        ("1", 1.0, "1.0"),
+        ("0", False, "false"),
+    ],
+)
+def test_a_value_equal_in_python_but_not_in_yaml_is_written(
+    written: str, wanted: object, text_after: str
+) -> None:
+    """``1``, ``1.0`` and ``true`` are three YAML values that Python's ``==`` calls one: setting a
+    map or list that differs only so is a change, written (the shortcut that answers "already
+    so" compares types too)."""
+    text = (
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm\n"
+        f"  spec:\n    m:\n      a: {written}\n    l:\n    - {written}\n"
+    )
+    rl = ResourceList.parse(text)
+    obj = rl.items[0]
+    assert obj.set("spec.m", {"a": wanted}) is True
+    assert obj.set("spec.l", [wanted]) is True
+    got = obj.get("spec")
+    assert type(got["m"]["a"]) is type(wanted) and type(got["l"][0]) is type(wanted)
+    out = rl.to_yaml()
+    assert f"a: {text_after}\n" in out and f"- {text_after}\n" in out
 
 
 def test_what_the_scans_keep_goes_with_an_edit_of_the_text() -> None:
@@ -577,21 +608,21 @@ def test_a_block_map_read_in_many_items_is_read_once_and_never_shared_out() -> N
     )
     one, two = ResourceList.parse(text).items
     levels = [0]
-    real = _scan._level
+    real = _pathscan._level
 
     def counting(*args: Any) -> Any:
         levels[0] += 1
         return real(*args)
 
-    _scan._MAPS.clear()
-    _scan._level = counting  # type: ignore[assignment]
+    _pathscan._MAPS.clear()
+    _pathscan._level = counting  # type: ignore[assignment]
     try:
         assert one.get("spec") == {"selector": {"matchLabels": {"a": "b"}}, "size": 16}
         first = levels[0]
         assert two.get("spec") == one.get("spec")
         assert levels[0] == first + 1  # the second item's top level only
     finally:
-        _scan._level = real
+        _pathscan._level = real
     mine = one.get("spec")
     mine["selector"]["matchLabels"]["a"] = "changed"
     assert two.get("spec.selector.matchLabels") == {"a": "b"}

@@ -31,8 +31,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal
 
 from krmlib._base.errors import FieldTypeError, InputError
-from krmlib._base.paths import Key, format_path
+from krmlib._base.paths import Key
 from krmlib._yaml import engines as _yaml
+from krmlib._yaml import pathscan as _pathscan
 from krmlib._yaml import scan as _scan
 
 from .trees import (
@@ -46,6 +47,8 @@ from .trees import (
     _str,
     doc_to_item,
     item_to_doc,
+    parent_of,
+    same_plain,
     walk,
 )
 
@@ -259,7 +262,7 @@ class Storage:
         """The live value at ``keys`` (no copy), or :data:`MISSING`; ``obj`` names errors. The
         scan first (:meth:`scan_at`), the parse whenever it is not certain."""
         found = self.scan_at(keys)
-        if found is _scan.UNSURE:
+        if found is _pathscan.UNSURE:
             return walk(self.read(), keys, obj)
         return found
 
@@ -267,30 +270,30 @@ class Storage:
         """A plain copy of the value at ``keys`` (what :meth:`KubeObject.get` hands out), or
         :data:`MISSING`."""
         found = self.scan_at(keys)
-        if found is _scan.UNSURE:
+        if found is _pathscan.UNSURE:
             found = walk(self.read(), keys, obj)
             return found if found is MISSING else _yaml.to_plain(found)
-        return _scan.copy_scanned(found)
+        return _pathscan.copy_scanned(found)
 
     def scan_at(self, keys: tuple[Key, ...]) -> Any:
         """The value at ``keys`` scanned from the unparsed text (``scan_value``: a few fields of
         thousands of items without building them; kept: a path read again is not scanned
         again), :data:`MISSING`, or ``UNSURE`` (read the tree instead)."""
         if self.node is not None or self.plain is not None or self.text is None or not keys:
-            return _scan.UNSURE
+            return _pathscan.UNSURE
         if not all(type(key) is str for key in keys):
-            return _scan.UNSURE
+            return _pathscan.UNSURE
         scanned = self.scanned
         if scanned is None:
             scanned = self.scanned = {}
-        found = scanned.get(keys, _scan.UNSURE)
-        if found is _scan.UNSURE:
+        found = scanned.get(keys, _pathscan.UNSURE)
+        if found is _pathscan.UNSURE:
             src = self._closed_src()
-            found = _scan.scan_value(src, self.form == "item", keys, scanned)  # type: ignore[arg-type]
-            if found is _scan.UNSURE:
+            found = _pathscan.scan_value(src, self.form == "item", keys, scanned)  # type: ignore[arg-type]
+            if found is _pathscan.UNSURE:
                 return found
             scanned[keys] = found
-        return MISSING if found is _scan.ABSENT else found
+        return MISSING if found is _pathscan.ABSENT else found
 
     def _closed_src(self) -> str:
         """The text, :func:`krmlib._yaml.scan.open_scalar` told what is known of it."""
@@ -389,12 +392,12 @@ class Storage:
     def set(self, keys: tuple[Key, ...], value: Any, obj: KubeObject) -> bool:
         """Set ``keys`` to ``value`` (see :meth:`KubeObject.set`); True if anything changed."""
         if self.node is None and self.text is not None and isinstance(value, str | dict | list):
-            if not isinstance(value, str) and self.scan_at(keys) == value:
-                return False  # as the scan reads it (plain values: as their copies compare)
+            if not isinstance(value, str) and same_plain(self.scan_at(keys), value):
+                return False  # as the scan reads it
             spliced = self._splice(keys, value, obj)
             if spliced is not None:
                 return spliced
-        if _yaml.to_plain(self.read_at(keys, obj)) == value:
+        if same_plain(_yaml.to_plain(self.read_at(keys, obj)), value):
             return False  # as it is (read by a scan when the scan is certain: no parse)
         self._own_path(keys)
         if not self.is_new and self._add_path(keys, value):
@@ -495,11 +498,11 @@ class Storage:
             found = self.read_at(keys, obj)
             if found is not MISSING:
                 current = _yaml.to_plain(found)
-                if current == value:
+                if same_plain(current, value):
                     return False
         src = self.src
         if self.scanned and any(
-            v is not None and v is not _scan.UNSURE for v in self.scanned.values()
+            v is not None and v is not _pathscan.UNSURE for v in self.scanned.values()
         ):
             _scan.known_closed(src)  # a scan answered from this very text: nothing in it is open
         new = splice_set(src, self.form == "item", keys, value, current)  # type: ignore[arg-type]
@@ -549,29 +552,7 @@ class Storage:
             self.header = None
 
     def _parent(self, keys: tuple[Key, ...], create: bool, obj: KubeObject) -> Any:
-        node = self.tree()
-        for depth, key in enumerate(keys[:-1]):
-            child: Any = _child(node, key)
-            if child is MISSING or child is None:
-                if not create:
-                    raise KeyError(key)
-                child = {} if isinstance(keys[depth + 1], str) else []
-                if not self.is_new:
-                    child = _yaml.to_node(child)
-                if isinstance(key, int):
-                    node.append(child)
-                elif self.is_new:
-                    node[key] = child
-                else:
-                    _add_key(node, key, child)
-            elif not isinstance(child, dict | list):
-                raise FieldTypeError(
-                    f"{obj!r}: {format_path(keys[: depth + 1])} is not a map or list",
-                    obj=obj,
-                    field=format_path(keys[: depth + 1]),
-                )
-            node = child
-        return node
+        return parent_of(self.tree(), keys, create, self.is_new, obj)
 
     # --- output ---------------------------------------------------------------------------
 

@@ -107,7 +107,7 @@ def _assign(old: Any, new: Any) -> Any:
                 del old[key]
             for key, value in new.items():
                 current = old.get(key, MISSING)
-                if current is not MISSING and _yaml.to_plain(current) == value:
+                if current is not MISSING and same_plain(_yaml.to_plain(current), value):
                     continue
                 old[key] = _assign(current, value)
             return old
@@ -120,13 +120,64 @@ def _assign(old: Any, new: Any) -> Any:
             del old[len(new) :]
             for index, value in enumerate(new):
                 if index < len(old):
-                    if _yaml.to_plain(old[index]) != value:
+                    if not same_plain(_yaml.to_plain(old[index]), value):
                         old[index] = _assign(old[index], value)
                 else:
                     old.append(_assign(MISSING, value))
             return old
         return _yaml.to_node([_assign(MISSING, value) for value in new])
     return _yaml.restyle(old, new)
+
+
+def parent_of(node: Any, keys: tuple[Key, ...], create: bool, plain: bool, obj: KubeObject) -> Any:
+    """The map or list ``keys[-1]`` is in, under ``node`` (a plain tree when ``plain``, else
+    ruamel's); missing maps and lists on the way made when ``create`` (else KeyError)."""
+    for depth, key in enumerate(keys[:-1]):
+        child: Any = _child(node, key)
+        if child is MISSING or child is None:
+            if not create:
+                raise KeyError(key)
+            child = {} if isinstance(keys[depth + 1], str) else []
+            if not plain:
+                child = _yaml.to_node(child)
+            if isinstance(key, int):
+                node.append(child)
+            elif plain:
+                node[key] = child
+            else:
+                _add_key(node, key, child)
+        elif not isinstance(child, dict | list):
+            raise FieldTypeError(
+                f"{obj!r}: {format_path(keys[: depth + 1])} is not a map or list",
+                obj=obj,
+                field=format_path(keys[: depth + 1]),
+            )
+        node = child
+    return node
+
+
+def same_plain(a: Any, b: Any) -> bool:
+    """``a == b`` as YAML sees plain values: ``1``, ``1.0`` and ``true`` are three values
+    (Python's ``==`` calls them one); a tuple is a list, any mapping a map."""
+    if isinstance(a, Mapping):
+        return (
+            isinstance(b, Mapping)
+            and len(a) == len(b)
+            and all(k in b and same_plain(v, b[k]) for k, v in a.items())
+        )
+    if isinstance(a, list | tuple):
+        return (
+            isinstance(b, list | tuple)
+            and len(a) == len(b)
+            and all(same_plain(x, y) for x, y in zip(a, b, strict=True))
+        )
+    if isinstance(b, Mapping | list | tuple):
+        return False
+    if isinstance(a, bool) is not isinstance(b, bool):
+        return False
+    if isinstance(a, float) is not isinstance(b, float):
+        return False
+    return bool(a == b)
 
 
 def item_to_doc(text: str) -> str:
