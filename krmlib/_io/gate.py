@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import re
 import sys
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from krmlib._base.errors import KrmError
@@ -56,18 +57,31 @@ class Snapshot:
     otherwise free its id for a new object, which the gate would then take for that input item
     (its identity, and "checked when read")."""
 
-    __slots__ = ("identities", "items")
+    __slots__ = ("_headers", "_identities", "items")
 
     def __init__(self, rl: ResourceList) -> None:
         self.items = list(rl.items)  # alive until the gate ran: their ids stay theirs
-        of = _storage.of
-        try:
-            self.identities = {id(obj): of(obj).head() for obj in rl.items}
-        except KrmError:  # an unreadable item (the input check refuses it): the others
-            self.identities = {}
-            for obj in rl.items:
-                with contextlib.suppress(KrmError):
-                    self.identities[id(obj)] = of(obj).head()
+        # The headers the reader learned (a tuple each, replaced, never changed, by a write that
+        # may change it): one attribute read an item; the dict by id is built when asked for.
+        headers: list[Identity | None] = [obj._store.header for obj in self.items]
+        if None in headers:  # a header not learned yet: read it now, before the function runs
+            for at, obj in enumerate(self.items):
+                if headers[at] is None:
+                    with contextlib.suppress(KrmError):  # unreadable: the input check refuses it
+                        headers[at] = _storage.of(obj).head()
+        self._headers = headers
+        self._identities: dict[int, Identity] | None = None
+
+    @property
+    def identities(self) -> dict[int, Identity]:
+        """id(item) → its identity (apiVersion, kind, name, namespace) before the function ran."""
+        if self._identities is None:
+            pairs = zip(map(id, self.items), self._headers, strict=True)
+            if None in self._headers:
+                self._identities = {key: head for key, head in pairs if head is not None}
+            else:  # at C speed
+                self._identities = dict(pairs)  # type: ignore[arg-type]
+        return self._identities
 
 
 def check(rl: ResourceList, before: Snapshot) -> list[Result]:
@@ -90,12 +104,17 @@ def check(rl: ResourceList, before: Snapshot) -> list[Result]:
         if key in seen_before:
             if key not in writes:
                 continue  # as read: checked when it was read
-            store = _storage.of(obj)
+            store = obj._store
             if store.span_of_input() is not None:
                 continue  # written, but back to its text as read
         else:
-            store = _storage.of(obj)
-            if key not in writes and store.has_text() and not store.dirty:
+            store = obj._store  # (has_text(), inlined: thousands of new items)
+            if (
+                key not in writes
+                and store.node is None
+                and store.text is not None
+                and not store.dirty
+            ):
                 new_texts.append((index, obj, store))  # made by krmlib as text: at a glance
                 continue
         try:
@@ -192,11 +211,14 @@ def _check_new_texts(
     size = 0
     for entry in new:
         store = entry[2]
-        try:
-            api, kind, name, namespace = store.head()
-        except KrmError:
-            unsure.append(entry)
-            continue
+        head = store.header  # the one krmlib made it with (ChildSync), else read now
+        if head is None:
+            try:
+                head = store.head()
+            except KrmError:
+                unsure.append(entry)
+                continue
+        api, kind, name, namespace = head
         # a name the API server takes has no '/', '%', space or control character and is at
         # most 253 long: the reader's check_item takes it too
         if (
@@ -416,17 +438,20 @@ def _duplicates(
     one of them new or renamed. The other items' identities are the input's (``identities``:
     an item not new nor renamed kept its own); only the items named as a new one are compared,
     and the folders only of items whose identity meets a new one's."""
-    try:
-        keys = {id(obj): _header_key(obj) for obj in fresh}
-    except KrmError:  # one without a readable header: the others
-        keys = {}
-        for obj in fresh:
-            with contextlib.suppress(KrmError):
+    keys: dict[int, tuple[str, str, str, str]] = {}
+    for obj in fresh:
+        store = obj._store
+        head = store.header
+        if head is None or store.plain is not None:  # not known, or new values: read them
+            with contextlib.suppress(KrmError):  # one without a readable header: the others
                 keys[id(obj)] = _header_key(obj)
+            continue
+        api = head[0]  # the header krmlib made it with, or learned from its text
+        keys[id(obj)] = (api.rpartition("/")[0] if "/" in api else "", head[1], head[3], head[2])
     fresh_ids = keys.keys()
     wanted_names = {key[3] for key in keys.values()}
     if len(set(keys.values())) == len(keys) and wanted_names.isdisjoint(
-        [head[2] for head in identities.values()]
+        map(itemgetter(2), identities.values())
     ):  # no new identity meets another: no name of the input's is a new one's
         return []
     first: dict[tuple[str, str, str, str], KubeObject] = {}

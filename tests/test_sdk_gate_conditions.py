@@ -1,0 +1,97 @@
+"""Kptfile conditions and the output gate (issue 34): ``Conditions.flush`` writes a list that
+only grew, or one written as the small emitter writes it, by splicing the Kptfile's text, not by
+``set``; the gate's write hook notes that splice as a write (the author's line, the field), and
+a condition kpt would not read as one is refused with the item and the field."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from krmlib import Condition, Conditions, KubeObject, ResourceList
+from krmlib._io import watch
+from krmlib.testing import run_text
+
+HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
+KPTFILE = (
+    "- apiVersion: kpt.dev/v1\n  kind: Kptfile\n  metadata:\n    name: pkg\n    annotations:\n"
+    "      config.kubernetes.io/path: Kptfile\n"
+    "      internal.config.kubernetes.io/path: Kptfile\n"
+    '  status:\n    conditions:\n    - type: A\n      status: "True"\n'
+)
+THIS = "tests/test_sdk_gate_conditions.py"
+
+
+def _line(marker: str) -> int:
+    lines = Path(__file__).read_text().splitlines()
+    found = re.compile(rf"# {marker}(\s|$)")
+    return next(i for i, line in enumerate(lines, 1) if found.search(line))
+
+
+def _results(out: str) -> list[dict[str, Any]]:
+    ResourceList.parse(out)  # what was written reads back
+    return list(KubeObject.from_yaml(out).get("results") or [])
+
+
+@pytest.mark.parametrize(
+    ("condition", "field", "says"),
+    [
+        (Condition("B", True), "status.conditions[1].status", "not True"),  # type: ignore[arg-type]
+        (Condition("B", "Maybe"), "status.conditions[1].status", "not 'Maybe'"),  # type: ignore[arg-type]
+        (Condition(5, "False"), "status.conditions[1].type", "type must be a string"),  # type: ignore[arg-type]
+        (Condition("B", "False", "R", 7), "status.conditions[1].message", "not 7"),  # type: ignore[arg-type]
+        (Condition("A", "False", 3), "status.conditions[0].reason", "not 3"),  # type: ignore[arg-type]
+    ],
+)
+def test_a_condition_kpt_would_not_read_is_refused_with_the_item_and_field(
+    condition: Condition, field: str, says: str
+) -> None:
+    def process(rl: ResourceList, _config: None) -> None:
+        conditions = Conditions(rl.items.first(kind="Kptfile"))
+        conditions.set(condition)  # SET-BAD
+        conditions.flush()
+
+    out, code = run_text(process, None, HEAD + KPTFILE)
+    assert code == 1, out
+    [result] = _results(out)
+    assert result["severity"] == "error"
+    assert result["resourceRef"]["kind"] == "Kptfile"
+    assert result["field"]["path"] == field
+    assert says in result["message"]
+    assert f"test_sdk_gate_conditions.py:{_line('SET-BAD')}" in result["message"]
+    assert "status: true" not in out and "Maybe" not in out.split("results:")[0]
+
+
+def test_good_conditions_still_pass_through_the_splice() -> None:
+    def process(rl: ResourceList, _config: None) -> None:
+        conditions = Conditions(rl.items.first(kind="Kptfile"))
+        conditions.set(Condition("A", "False", "R", "m"))
+        conditions.set(Condition("B", "Unknown"))
+        conditions.flush()
+
+    out, code = run_text(process, None, HEAD + KPTFILE)
+    assert code == 0, out
+    assert '- type: B\n      status: "Unknown"' in out or "- type: B\n      status: Unknown" in out
+
+
+@pytest.mark.parametrize("grown", [True, False], ids=["appended", "rewritten"])
+def test_the_splice_is_noted_by_the_write_hook_with_the_authors_line(grown: bool) -> None:
+    """Before: the splice bypassed the hook, so the gate took the Kptfile for the input's text
+    (no author's line, no field for what it wrote)."""
+    rl = ResourceList.parse(HEAD + KPTFILE)
+    kptfile = rl.items.first(kind="Kptfile")
+    assert kptfile is not None
+    with watch.watching():
+        conditions = Conditions(kptfile)
+        conditions.set(Condition("B" if grown else "A", "False", "R", "m"))
+        conditions.flush()  # FLUSH
+        assert kptfile.get("status.conditions")[-1]["message"] == "m"
+        writes = watch._WRITES.get(id(kptfile))
+        assert writes is not None and writes[-1][0] == ("status", "conditions")
+        where = watch.written_at(kptfile)
+    assert where == f" (written at {THIS.rpartition('/')[2]}:{_line('FLUSH')})" or where.endswith(
+        f"{THIS}:{_line('FLUSH')})"
+    )
