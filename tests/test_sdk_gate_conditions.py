@@ -95,3 +95,39 @@ def test_the_splice_is_noted_by_the_write_hook_with_the_authors_line(grown: bool
     assert where == f" (written at {THIS.rpartition('/')[2]}:{_line('FLUSH')})" or where.endswith(
         f"{THIS}:{_line('FLUSH')})"
     )
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "a/b.yaml",
+        "'a/b.yaml'",
+        '"a/b.yaml"',
+        "x.yaml",
+        "../x.yaml",
+        "/etc/x.yaml",
+        "a/b.yaml\n        deeper: 1",
+        "a/b.yaml\n\n",
+        "a/b.yaml  \n      other: x",
+        "a/b.yaml #c",
+        "'a/b.yaml",
+        "true",
+    ],
+)
+@pytest.mark.parametrize("indent", [4, 6, 8])
+def test_the_fast_path_line_pattern_finds_only_what_the_general_one_finds(
+    value: str, indent: int
+) -> None:
+    """The gate's path-annotation glance tries a pattern for an item's usual indent first; a
+    line it finds is always one the general pattern finds (else an answer could change)."""
+    from krmlib._io import glance
+
+    pad = " " * indent
+    for key in ("config.kubernetes.io/path", "internal.config.kubernetes.io/path"):
+        text = f"\n{pad[:-2]}annotations:\n{pad}{key}: {value}\n{pad[:-4]}spec: {{}}\n"
+        fast = {m.end() for m in glance._PATH_LINE_ITEM.finditer(text)}
+        general = {m.end() for m in glance._PATH_LINE.finditer(text)}
+        assert fast <= general, (text, fast, general)
+        if indent == 6:
+            assert fast == general, text
+        assert glance._paths_clean_in(text) == (len(general) == text.count("kubernetes.io/path"))

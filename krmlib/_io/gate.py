@@ -206,8 +206,11 @@ def _check_new_texts(
     ``fresh``; the ones it is unsure of are returned for the whole check."""
     unsure: list[tuple[int, KubeObject, _storage.Storage]] = []
     name_problem, label_problem = names.name_problem, names.label_problem
+    by_label = names.LABEL_NAMED_KINDS
+    good_namespaces: set[str] = set()
     chunk: list[tuple[int, KubeObject, _storage.Storage]] = []
     texts: list[str] = []
+    names_: list[str] = []  # the chunk's names, checked together (_names_ok)
     size = 0
     for entry in new:
         store = entry[2]
@@ -221,36 +224,67 @@ def _check_new_texts(
         api, kind, name, namespace = head
         # a name the API server takes has no '/', '%', space or control character and is at
         # most 253 long: the reader's check_item takes it too
-        if (
-            not api
-            or not kind
-            or not name
-            or name_problem(name, kind) is not None
-            or (namespace and label_problem(namespace) is not None)
-        ):
+        if not api or not kind or not name:
             unsure.append(entry)
             continue
+        if kind in by_label:  # (rare) a label: alone
+            if name_problem(name, kind) is not None:
+                unsure.append(entry)
+                continue
+            name = "a"  # checked
+        if namespace and namespace not in good_namespaces:
+            if label_problem(namespace) is not None:
+                unsure.append(entry)
+                continue
+            good_namespaces.add(namespace)
         src = store.src
         chunk.append(entry)
         texts.append(src if src.endswith("\n") else src + "\n")
+        names_.append(name)
         size += len(src)
         if size >= _CHUNK:
-            _glance_texts(chunk, texts, fresh, unsure)
-            chunk, texts, size = [], [], 0
-    _glance_texts(chunk, texts, fresh, unsure)
+            _glance_texts(chunk, texts, names_, fresh, unsure)
+            chunk, texts, names_, size = [], [], [], 0
+    _glance_texts(chunk, texts, names_, fresh, unsure)
     unsure.sort(key=lambda entry: entry[0])
     return unsure
+
+
+# Names, one a line, each a DNS-1123 subdomain (``names._SUBDOMAIN``): a chunk's at once.
+_SUBDOMAIN_LINES = re.compile(
+    r"(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*\n)*"
+)
+
+
+def _names_ok(names_: list[str]) -> bool:
+    """Every one of ``names_`` (none empty) a DNS-1123 subdomain of at most 253 characters, as
+    :func:`names.subdomain_problem` wants: one regex over them joined (False: some is not, or
+    holds a line break)."""
+    if not names_:
+        return True
+    joined = "\n".join(names_) + "\n"
+    return (
+        joined.count("\n") == len(names_)
+        and max(map(len, names_)) <= names.MAX_SUBDOMAIN
+        and _SUBDOMAIN_LINES.fullmatch(joined) is not None
+    )
 
 
 def _glance_texts(
     chunk: list[tuple[int, KubeObject, _storage.Storage]],
     texts: list[str],
+    names_: list[str],
     fresh: list[KubeObject],
     unsure: list[tuple[int, KubeObject, _storage.Storage]],
 ) -> None:
-    """The objects of ``chunk`` (``texts``: theirs, each ending in a newline) whose text shows
-    that they have no labels and clean path annotations join ``fresh``, the others
-    ``unsure``: all of them at once, and one by one when that is unsure."""
+    """The objects of ``chunk`` (``texts``: theirs, each ending in a newline; ``names_``:
+    theirs) whose names the API server takes and whose text shows that they have no labels
+    and clean path annotations join ``fresh``, the others ``unsure``: all of them at once, and
+    one by one when that is unsure."""
+    if not _names_ok(names_):
+        kept = [i for i, name in enumerate(names_) if names.subdomain_problem(name) is None]
+        unsure.extend(chunk[i] for i in sorted(set(range(len(chunk))) - set(kept)))
+        chunk, texts = [chunk[i] for i in kept], [texts[i] for i in kept]
     if _no_labels_and_clean_paths("\n" + "".join(texts)):
         fresh.extend(entry[1] for entry in chunk)
         return
