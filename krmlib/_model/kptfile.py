@@ -187,19 +187,25 @@ class Conditions:
 
     def set(self, condition: Condition) -> None:
         """Add ``condition``, or give the one of its type its status, reason and message
-        (other keys of that entry kept); nothing without a Kptfile. :meth:`flush` writes it."""
+        (other keys of that entry kept); nothing without a Kptfile. :meth:`flush` writes it.
+
+        A condition kpt would not read as one is refused (:class:`krmlib.KrmError`, naming the
+        field): a status other than the string "True", "False" or "Unknown" (Python's ``True``
+        would be written as YAML's ``true``), a type, reason or message that is not a string."""
         if self.kptfile is None:
             return
         if self._stale:
             self._load()
-        wanted = condition.to_dict()
-        index = self._index.get(condition.type)
         if (
             type(condition.type) is not str
             or condition.status not in _STATUSES
-            or not all(type(value) is str for value in wanted.values())
+            or (condition.reason and type(condition.reason) is not str)
+            or (condition.message and type(condition.message) is not str)
         ):
-            _refuse(self.kptfile, condition, len(self._raw) if index is None else index)
+            at = self._index.get(condition.type) if type(condition.type) is str else None
+            _refuse(self.kptfile, condition, len(self._raw) if at is None else at)
+        wanted = condition.to_dict()
+        index = self._index.get(condition.type)
         if index is None or self._raw[index] is None:
             self._index[condition.type] = len(self._raw)
             self._raw.append(self._new_entry(wanted))
@@ -346,7 +352,7 @@ class Conditions:
         return of(kptfile).list_append_point(self._PATH, self._written > 0)
 
 
-_STATUSES = frozenset({"True", "False", "Unknown"})
+_STATUSES = ("True", "False", "Unknown")  # a tuple: `in` takes an unhashable value too
 
 
 def _refuse(kptfile: KubeObject, condition: Condition, index: int) -> None:
