@@ -131,3 +131,22 @@ def test_the_fast_path_line_pattern_finds_only_what_the_general_one_finds(
         if indent == 6:
             assert fast == general, text
         assert glance._paths_clean_in(text) == (len(general) == text.count("kubernetes.io/path"))
+
+
+def test_a_label_found_good_once_passes_on_every_item_and_a_bad_one_is_still_refused() -> None:
+    """The gate skips an input item whose one write is a label (key and value) it found good on
+    an earlier item; any other label on a later item is still checked."""
+    items = "".join(
+        f"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cm{n}\n" for n in range(4)
+    )
+
+    def process(rl: ResourceList, _config: None) -> None:
+        for n, obj in enumerate(rl.items):
+            obj.labels["example.com/part-of"] = "bench" if n < 3 else "bad value"  # LABEL
+
+    out, code = run_text(process, None, HEAD + items)
+    assert code == 1, out
+    [result] = _results(out)
+    assert result["resourceRef"]["name"] == "cm3"
+    assert result["field"]["path"] == 'metadata.labels["example.com/part-of"]'
+    assert f"test_sdk_gate_conditions.py:{_line('LABEL')}" in result["message"]
