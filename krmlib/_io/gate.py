@@ -18,6 +18,8 @@ from __future__ import annotations
 import contextlib
 import re
 import sys
+from itertools import compress
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from krmlib._base.errors import KrmError
@@ -56,18 +58,31 @@ class Snapshot:
     otherwise free its id for a new object, which the gate would then take for that input item
     (its identity, and "checked when read")."""
 
-    __slots__ = ("identities", "items")
+    __slots__ = ("_headers", "_identities", "items")
 
     def __init__(self, rl: ResourceList) -> None:
         self.items = list(rl.items)  # alive until the gate ran: their ids stay theirs
-        of = _storage.of
-        try:
-            self.identities = {id(obj): of(obj).head() for obj in rl.items}
-        except KrmError:  # an unreadable item (the input check refuses it): the others
-            self.identities = {}
-            for obj in rl.items:
-                with contextlib.suppress(KrmError):
-                    self.identities[id(obj)] = of(obj).head()
+        # The headers the reader learned (a tuple each, replaced, never changed, by a write that
+        # may change it): one attribute read an item; the dict by id is built when asked for.
+        headers: list[Identity | None] = [obj._store.header for obj in self.items]
+        if None in headers:  # a header not learned yet: read it now, before the function runs
+            for at, obj in enumerate(self.items):
+                if headers[at] is None:
+                    with contextlib.suppress(KrmError):  # unreadable: the input check refuses it
+                        headers[at] = _storage.of(obj).head()
+        self._headers = headers
+        self._identities: dict[int, Identity] | None = None
+
+    @property
+    def identities(self) -> dict[int, Identity]:
+        """id(item) → its identity (apiVersion, kind, name, namespace) before the function ran."""
+        if self._identities is None:
+            pairs = zip(map(id, self.items), self._headers, strict=True)
+            if None in self._headers:
+                self._identities = {key: head for key, head in pairs if head is not None}
+            else:  # at C speed
+                self._identities = dict(pairs)  # type: ignore[arg-type]
+        return self._identities
 
 
 def check(rl: ResourceList, before: Snapshot) -> list[Result]:
@@ -85,17 +100,43 @@ def check(rl: ResourceList, before: Snapshot) -> list[Result]:
     fresh: list[KubeObject] = []  # new or renamed: their identities must be unique
     texts: list[tuple[KubeObject, str]] = []  # text handed over as it is: must parse
     new_texts: list[tuple[int, KubeObject, _storage.Storage]] = []
-    for index, obj in enumerate(rl.items):
-        key = id(obj)
+    # The items new or written, found at C speed (set operations, compress): the others are
+    # as read, checked when they were read.
+    good_labels = _GOOD_LABELS
+    items = list(rl.items)
+    ids = list(map(id, items))
+    wanted = set(ids).difference(seen_before)
+    wanted.update(seen_before.keys() & writes.keys())
+    for index in compress(range(len(ids)), map(wanted.__contains__, ids)):
+        obj = items[index]
+        key = ids[index]
         if key in seen_before:
             if key not in writes:
                 continue  # as read: checked when it was read
-            store = _storage.of(obj)
+            store = obj._store
             if store.span_of_input() is not None:
                 continue  # written, but back to its text as read
+            written = writes[key]
+            if len(written) == 1:  # one write: a label found good before (a label on all)
+                keys, value = written[0]
+                if (
+                    keys is not None
+                    and type(value) is str
+                    and len(keys) == 3
+                    and keys[1] == "labels"
+                    and keys[0] == "metadata"
+                    and (keys[2], value) in good_labels
+                    and key not in _HANDED
+                ):
+                    continue
         else:
-            store = _storage.of(obj)
-            if key not in writes and store.has_text() and not store.dirty:
+            store = obj._store  # (has_text(), inlined: thousands of new items)
+            if (
+                key not in writes
+                and store.node is None
+                and store.text is not None
+                and not store.dirty
+            ):
                 new_texts.append((index, obj, store))  # made by krmlib as text: at a glance
                 continue
         try:
@@ -187,48 +228,85 @@ def _check_new_texts(
     ``fresh``; the ones it is unsure of are returned for the whole check."""
     unsure: list[tuple[int, KubeObject, _storage.Storage]] = []
     name_problem, label_problem = names.name_problem, names.label_problem
+    by_label = names.LABEL_NAMED_KINDS
+    good_namespaces: set[str] = set()
     chunk: list[tuple[int, KubeObject, _storage.Storage]] = []
     texts: list[str] = []
+    names_: list[str] = []  # the chunk's names, checked together (_names_ok)
     size = 0
     for entry in new:
         store = entry[2]
-        try:
-            api, kind, name, namespace = store.head()
-        except KrmError:
-            unsure.append(entry)
-            continue
+        head = store.header  # the one krmlib made it with (ChildSync), else read now
+        if head is None:
+            try:
+                head = store.head()
+            except KrmError:
+                unsure.append(entry)
+                continue
+        api, kind, name, namespace = head
         # a name the API server takes has no '/', '%', space or control character and is at
         # most 253 long: the reader's check_item takes it too
-        if (
-            not api
-            or not kind
-            or not name
-            or name_problem(name, kind) is not None
-            or (namespace and label_problem(namespace) is not None)
-        ):
+        if not api or not kind or not name:
             unsure.append(entry)
             continue
+        if kind in by_label:  # (rare) a label: alone
+            if name_problem(name, kind) is not None:
+                unsure.append(entry)
+                continue
+            name = "a"  # checked
+        if namespace and namespace not in good_namespaces:
+            if label_problem(namespace) is not None:
+                unsure.append(entry)
+                continue
+            good_namespaces.add(namespace)
         src = store.src
         chunk.append(entry)
         texts.append(src if src.endswith("\n") else src + "\n")
+        names_.append(name)
         size += len(src)
         if size >= _CHUNK:
-            _glance_texts(chunk, texts, fresh, unsure)
-            chunk, texts, size = [], [], 0
-    _glance_texts(chunk, texts, fresh, unsure)
+            _glance_texts(chunk, texts, names_, fresh, unsure)
+            chunk, texts, names_, size = [], [], [], 0
+    _glance_texts(chunk, texts, names_, fresh, unsure)
     unsure.sort(key=lambda entry: entry[0])
     return unsure
+
+
+# Names, one a line, each a DNS-1123 subdomain (``names._SUBDOMAIN``): a chunk's at once.
+_SUBDOMAIN_LINES = re.compile(
+    r"(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*\n)*"
+)
+
+
+def _names_ok(names_: list[str]) -> bool:
+    """Every one of ``names_`` (none empty) a DNS-1123 subdomain of at most 253 characters, as
+    :func:`names.subdomain_problem` wants: one regex over them joined (False: some is not, or
+    holds a line break)."""
+    if not names_:
+        return True
+    joined = "\n".join(names_) + "\n"
+    return (
+        joined.count("\n") == len(names_)
+        and max(map(len, names_)) <= names.MAX_SUBDOMAIN
+        and _SUBDOMAIN_LINES.fullmatch(joined) is not None
+    )
 
 
 def _glance_texts(
     chunk: list[tuple[int, KubeObject, _storage.Storage]],
     texts: list[str],
+    names_: list[str],
     fresh: list[KubeObject],
     unsure: list[tuple[int, KubeObject, _storage.Storage]],
 ) -> None:
-    """The objects of ``chunk`` (``texts``: theirs, each ending in a newline) whose text shows
-    that they have no labels and clean path annotations join ``fresh``, the others
-    ``unsure``: all of them at once, and one by one when that is unsure."""
+    """The objects of ``chunk`` (``texts``: theirs, each ending in a newline; ``names_``:
+    theirs) whose names the API server takes and whose text shows that they have no labels
+    and clean path annotations join ``fresh``, the others ``unsure``: all of them at once, and
+    one by one when that is unsure."""
+    if not _names_ok(names_):
+        kept = [i for i, name in enumerate(names_) if names.subdomain_problem(name) is None]
+        unsure.extend(chunk[i] for i in sorted(set(range(len(chunk))) - set(kept)))
+        chunk, texts = [chunk[i] for i in kept], [texts[i] for i in kept]
     if _no_labels_and_clean_paths("\n" + "".join(texts)):
         fresh.extend(entry[1] for entry in chunk)
         return
@@ -416,17 +494,20 @@ def _duplicates(
     one of them new or renamed. The other items' identities are the input's (``identities``:
     an item not new nor renamed kept its own); only the items named as a new one are compared,
     and the folders only of items whose identity meets a new one's."""
-    try:
-        keys = {id(obj): _header_key(obj) for obj in fresh}
-    except KrmError:  # one without a readable header: the others
-        keys = {}
-        for obj in fresh:
-            with contextlib.suppress(KrmError):
+    keys: dict[int, tuple[str, str, str, str]] = {}
+    for obj in fresh:
+        store = obj._store
+        head = store.header
+        if head is None or store.plain is not None:  # not known, or new values: read them
+            with contextlib.suppress(KrmError):  # one without a readable header: the others
                 keys[id(obj)] = _header_key(obj)
+            continue
+        api = head[0]  # the header krmlib made it with, or learned from its text
+        keys[id(obj)] = (api.rpartition("/")[0] if "/" in api else "", head[1], head[3], head[2])
     fresh_ids = keys.keys()
     wanted_names = {key[3] for key in keys.values()}
     if len(set(keys.values())) == len(keys) and wanted_names.isdisjoint(
-        [head[2] for head in identities.values()]
+        map(itemgetter(2), identities.values())
     ):  # no new identity meets another: no name of the input's is a new one's
         return []
     first: dict[tuple[str, str, str, str], KubeObject] = {}

@@ -40,6 +40,23 @@ _PATH_LINE = (  # compiled on first use (re caches it): not at start-up
     r"|[A-Za-z0-9_][A-Za-z0-9._-]*\.ya?ml"
     r")[ \t]*(?=\n(?:\Z|(?!\1 )(?![ \t]*(?:\n|\Z)))|\Z)"
 )
+# The same lines at the indent of an item's annotations (``- apiVersion:`` items: six spaces),
+# found faster: the pattern starts with a long literal, which the regex engine looks for at
+# C speed, and looks back for the line's start (interface-expander's 3,305 children at 10k:
+# 3.8 ms against 6.5). Every line it finds is one of _PATH_LINE's; when it does not find them
+# all, _PATH_LINE decides.
+_PATH_VALUE = (
+    r"(?:(['\"])[A-Za-z0-9_][A-Za-z0-9._-]*(?:/[A-Za-z0-9_][A-Za-z0-9._-]*)*\1"
+    r"|[A-Za-z0-9_][A-Za-z0-9._-]*(?:/[A-Za-z0-9_][A-Za-z0-9._-]*)+"
+    r"|[A-Za-z0-9_][A-Za-z0-9._-]*\.ya?ml)"
+)
+_PATH_LINE_ITEM = (  # compiled on first use, as _PATH_LINE
+    r"config\.kubernetes\.io/path: "
+    r"(?:(?<=\n      config\.kubernetes\.io/path: )"
+    r"|(?<=\n      internal\.config\.kubernetes\.io/path: ))"
+    + _PATH_VALUE
+    + r"[ \t]*(?=\n(?:\Z|(?!       )(?![ \t]*(?:\n|\Z)))|\Z)"
+)
 # What YAML reads as a line break besides "\n", or an escape: then the glance is unsure.
 _NOT_AT_A_GLANCE = ("\\", "\r", "\x85", "\u2028", "\u2029")
 
@@ -56,6 +73,8 @@ def _paths_clean_in(text: str) -> bool:
         return False
     if not text.isascii() and any(char in text for char in _NOT_AT_A_GLANCE):
         return False
+    if len(re.findall(_PATH_LINE_ITEM, text)) == mentions:
+        return True
     return len(re.findall(_PATH_LINE, text)) == mentions
 
 
@@ -99,7 +118,7 @@ def _text_clean_at_a_glance(pieces: list[Any]) -> bool:
 
 
 def _ascii_writable(text: str) -> bool:
-    if not text.isascii() or _ESCAPED.search(text):
+    if not text.isascii() or ("\\" in text and _ESCAPED.search(text)):  # `in`: a fast find
         return False
     data = text.encode("ascii")
     return len(data.translate(None, _UNWRITABLE_ASCII)) == len(data)

@@ -17,10 +17,11 @@ if TYPE_CHECKING:
     from krmlib._model.object import KubeObject
 
 
-# While a run is watched: where the function's code last wrote each object (id → (code, line,
-# module)), and what it wrote (id → the written paths and values; a creation is ``None`` with the
-# text given, or None for values).
-_WHERE: dict[int, tuple[CodeType, int, str]] = {}
+# While a run is watched: where the function's code last wrote each object (id → (code, the
+# offset of its instruction: the line is found from it only when a message names it)), and what
+# it wrote (id → the written paths and values; a creation is ``None`` with the text given, or
+# None for values).
+_WHERE: dict[int, tuple[CodeType, int]] = {}
 _WRITES: dict[int, list[tuple[tuple[Any, ...] | None, Any]]] = {}
 # Objects whose text a function's code handed over (``from_yaml``/``from_item`` called outside
 # krmlib): the reader reads it back before it is written.
@@ -31,60 +32,81 @@ _HANDED: set[int] = set()
 # written one. (Keeping every noted object alive instead cost interface-expander 66-110 ms of
 # CPU at 10k: bench/GATE.md.) Input items keep their ids: the gate's snapshot holds them.
 
+# What each code object that wrote is (id(code) → kind), learned once per code: the function's
+# (outside krmlib), krmlib's, or one of krmlib's makers (``from_dict`` and the like, whose caller
+# is the one that made the object). The codes are kept (``_CODES``) so their ids stay theirs;
+# ``_MODULES``: the module of each code outside krmlib, for the message.
+_THEIRS, _OURS, _MAKER = 0, 1, 2
+_KIND: dict[int, int] = {}
+_CODES: list[CodeType] = []
+_MODULES: dict[int, str] = {}
+
 
 def _note(obj: KubeObject, keys: tuple[Any, ...] | None, value: Any) -> None:
     """The write hook: what was written, and the innermost frame of the caller outside krmlib
     (a few frames up: the write's own, then krmlib's helpers, then the function's code). Of an
     object krmlib itself makes (a child from its owner's values) only where the function's code
-    asked for it is noted: new objects are checked whole."""
-    inside = _INSIDE
+    asked for it is noted: new objects are checked whole.
+
+    It runs on every write, so it is lean: a frame's kind is one dict look-up by its code's id,
+    and the line is not computed here (``f_lineno`` scans the code's line table, up to
+    microseconds in a long function) but kept as the instruction's offset (``f_lasti``)."""
+    kinds = _KIND
     key = id(obj)
     frame: Any = sys._getframe(2)  # the caller of set, delete or __init__
+    code = frame.f_code
+    kind = kinds.get(id(code))
+    if kind is None:
+        kind = _learn(frame)
     if keys is None:  # a creation: the caller of from_dict, from_yaml, from_item or copy
         if key in _WHERE or key in _WRITES:  # the id of a dropped object: not this one's
             _WHERE.pop(key, None)
             _WRITES.pop(key, None)
             _HANDED.discard(key)
-        while frame.f_code.co_name in _MAKERS:
+        while kind == _MAKER:
             frame = frame.f_back
-        scope = frame.f_globals
-        flag = inside.get(id(scope))
-        if flag is None:
-            flag = inside[id(scope)] = _is_krmlib(scope)
-        if not flag:
-            _WHERE[key] = (frame.f_code, frame.f_lineno, scope.get("__name__", ""))
+            code = frame.f_code
+            kind = kinds.get(id(code))
+            if kind is None:
+                kind = _learn(frame)
+        if kind == _THEIRS:
+            _WHERE[key] = (code, frame.f_lasti)
             _WRITES[key] = [(keys, value)]
             if value is not None:  # text the function's code handed over
                 _HANDED.add(key)
             return
-        frame = frame.f_back  # krmlib's own: only where (below) is noted
     else:
         writes = _WRITES.get(key)
         if writes is None:
             _WRITES[key] = [(keys, value)]
         else:
             writes.append((keys, value))
-    while frame is not None:
-        scope = frame.f_globals
-        flag = inside.get(id(scope))
-        if flag is None:
-            flag = inside[id(scope)] = _is_krmlib(scope)
-        if not flag:
-            _WHERE[key] = (frame.f_code, frame.f_lineno, scope.get("__name__", ""))
-            break
+    while kind != _THEIRS:  # krmlib's own: walk out to the function's code
         frame = frame.f_back
+        if frame is None:
+            return
+        code = frame.f_code
+        kind = kinds.get(id(code))
+        if kind is None:
+            kind = _learn(frame)
+    _WHERE[key] = (code, frame.f_lasti)
 
 
 _MAKERS = frozenset({"from_dict", "from_yaml", "from_item", "copy"})
 
 
-def _is_krmlib(scope: dict[str, Any]) -> bool:
-    module = str(scope.get("__name__", ""))
-    return module == "krmlib" or module.startswith("krmlib.")
-
-
-# id(a module's globals) → whether it is krmlib's (modules live as long as the process).
-_INSIDE: dict[int, bool] = {}
+def _learn(frame: Any) -> int:
+    """The kind of ``frame``'s code, learned once (see ``_KIND``)."""
+    code = frame.f_code
+    module = str(frame.f_globals.get("__name__", ""))
+    if module == "krmlib" or module.startswith("krmlib."):
+        kind = _MAKER if code.co_name in _MAKERS else _OURS
+    else:
+        kind = _THEIRS
+        _MODULES[id(code)] = module
+    _KIND[id(code)] = kind
+    _CODES.append(code)
+    return kind
 
 
 @contextmanager
@@ -106,8 +128,22 @@ def written_at(obj: KubeObject) -> str:
     found = _WHERE.get(id(obj))
     if found is None:
         return ""
-    code, line, module = found
-    return f" (written at {module_file(module, code.co_filename)}:{line})"
+    code, offset = found
+    module = _MODULES.get(id(code), "")
+    return f" (written at {module_file(module, code.co_filename)}:{line_of(code, offset)})"
+
+
+def line_of(code: CodeType, offset: int) -> int | str:
+    """The line of the instruction at ``offset`` (``f_lasti``) of ``code``, as ``f_lineno``
+    gives it; ``?`` when the code has none there."""
+    if offset < 0:
+        return code.co_firstlineno
+    line: int | None = None
+    for start, end, at in code.co_lines():
+        if start <= offset < end:
+            line = at
+            break
+    return "?" if line is None else line
 
 
 def module_file(module: str, filename: str) -> str:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Literal, NamedTuple
 
-from krmlib._base.errors import KrmError
+from krmlib._base.errors import FieldTypeError, KrmError
 from krmlib._yaml import emit as _emit
 from krmlib._yaml import engines as _yaml
 
+from . import object as _object
 from .object import KubeObject
 from .storage import of
 from .trees import MISSING
@@ -186,11 +187,23 @@ class Conditions:
 
     def set(self, condition: Condition) -> None:
         """Add ``condition``, or give the one of its type its status, reason and message
-        (other keys of that entry kept); nothing without a Kptfile. :meth:`flush` writes it."""
+        (other keys of that entry kept); nothing without a Kptfile. :meth:`flush` writes it.
+
+        A condition kpt would not read as one is refused (:class:`krmlib.KrmError`, naming the
+        field): a status other than the string "True", "False" or "Unknown" (Python's ``True``
+        would be written as YAML's ``true``), a type, reason or message that is not a string."""
         if self.kptfile is None:
             return
         if self._stale:
             self._load()
+        if (
+            type(condition.type) is not str
+            or condition.status not in _STATUSES
+            or (condition.reason and type(condition.reason) is not str)
+            or (condition.message and type(condition.message) is not str)
+        ):
+            at = self._index.get(condition.type) if type(condition.type) is str else None
+            _refuse(self.kptfile, condition, len(self._raw) if at is None else at)
         wanted = condition.to_dict()
         index = self._index.get(condition.type)
         if index is None or self._raw[index] is None:
@@ -232,7 +245,13 @@ class Conditions:
         """Write the conditions back into the Kptfile (only when something changed)."""
         if self.kptfile is None or not self._dirty:
             return
-        if not self._append() and not self._rewrite():
+        if self._append() or self._rewrite():
+            # A splice of the Kptfile's text, not a set: the output gate's write hook notes it
+            # as one (the author's line, the field), as it notes the general way's set.
+            hook = _object.WRITE_HOOK
+            if hook is not None:
+                hook(self.kptfile, self._PATH, [item for item in self._raw if item is not None])
+        else:
             self._write_values()
         self._dirty = False
 
@@ -331,6 +350,28 @@ class Conditions:
         if kptfile is None or not of(kptfile).has_text():
             return None
         return of(kptfile).list_append_point(self._PATH, self._written > 0)
+
+
+_STATUSES = ("True", "False", "Unknown")  # a tuple: `in` takes an unhashable value too
+
+
+def _refuse(kptfile: KubeObject, condition: Condition, index: int) -> None:
+    """A condition kpt would not read as one: its type, reason and message strings, its status
+    the string "True", "False" or "Unknown" (a Python ``True`` would be written as YAML's
+    ``true``, which kpt and Porch do not take for "True")."""
+    for key, value in zip(condition._fields, condition, strict=True):
+        if key == "status" and value not in _STATUSES:
+            wanted = 'the string "True", "False" or "Unknown"'
+        elif type(value) is not str:
+            wanted = "a string"
+        else:
+            continue
+        raise FieldTypeError(
+            f"{kptfile.kind} {kptfile.name}: condition {condition.type!r}: {key} must be "
+            f"{wanted}, not {value!r}",
+            obj=kptfile,
+            field=f"status.conditions[{index}].{key}",
+        )
 
 
 def _styles(entry: str) -> dict[str, str] | None:
