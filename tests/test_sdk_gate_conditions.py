@@ -125,8 +125,8 @@ def test_the_fast_path_line_pattern_finds_only_what_the_general_one_finds(
     pad = " " * indent
     for key in ("config.kubernetes.io/path", "internal.config.kubernetes.io/path"):
         text = f"\n{pad[:-2]}annotations:\n{pad}{key}: {value}\n{pad[:-4]}spec: {{}}\n"
-        fast = {m.end() for m in glance._PATH_LINE_ITEM.finditer(text)}
-        general = {m.end() for m in glance._PATH_LINE.finditer(text)}
+        fast = {m.end() for m in re.finditer(glance._PATH_LINE_ITEM, text)}
+        general = {m.end() for m in re.finditer(glance._PATH_LINE, text)}
         assert fast <= general, (text, fast, general)
         if indent == 6:
             assert fast == general, text
