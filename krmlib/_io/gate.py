@@ -35,7 +35,7 @@ from .glance import (
     _CLEAN_PATH,
     _ESCAPED,
     _UNWRITABLE,
-    _no_labels_and_clean_paths,
+    _glance_texts,
     _paths_clean_in_text,
     _text_clean_at_a_glance,
 )
@@ -64,7 +64,7 @@ class Snapshot:
         self.items = list(rl.items)  # alive until the gate ran: their ids stay theirs
         # The headers the reader learned (a tuple each, replaced, never changed, by a write that
         # may change it): one attribute read an item; the dict by id is built when asked for.
-        headers: list[Identity | None] = [obj._store.header for obj in self.items]
+        headers: list[Identity | None] = [_storage.of(obj).header for obj in self.items]
         if None in headers:  # a header not learned yet: read it now, before the function runs
             for at, obj in enumerate(self.items):
                 if headers[at] is None:
@@ -113,7 +113,7 @@ def check(rl: ResourceList, before: Snapshot) -> list[Result]:
         if key in seen_before:
             if key not in writes:
                 continue  # as read: checked when it was read
-            store = obj._store
+            store = _storage.of(obj)
             if store.span_of_input() is not None:
                 continue  # written, but back to its text as read
             written = writes[key]
@@ -130,7 +130,7 @@ def check(rl: ResourceList, before: Snapshot) -> list[Result]:
                 ):
                     continue
         else:
-            store = obj._store  # (has_text(), inlined: thousands of new items)
+            store = _storage.of(obj)  # (has_text(), inlined: thousands of new items)
             if (
                 key not in writes
                 and store.node is None
@@ -270,51 +270,6 @@ def _check_new_texts(
     _glance_texts(chunk, texts, names_, fresh, unsure)
     unsure.sort(key=lambda entry: entry[0])
     return unsure
-
-
-# Names, one a line, each a DNS-1123 subdomain (``names._SUBDOMAIN``): a chunk's at once.
-_SUBDOMAIN_LINES = re.compile(
-    r"(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*\n)*"
-)
-
-
-def _names_ok(names_: list[str]) -> bool:
-    """Every one of ``names_`` (none empty) a DNS-1123 subdomain of at most 253 characters, as
-    :func:`names.subdomain_problem` wants: one regex over them joined (False: some is not, or
-    holds a line break)."""
-    if not names_:
-        return True
-    joined = "\n".join(names_) + "\n"
-    return (
-        joined.count("\n") == len(names_)
-        and max(map(len, names_)) <= names.MAX_SUBDOMAIN
-        and _SUBDOMAIN_LINES.fullmatch(joined) is not None
-    )
-
-
-def _glance_texts(
-    chunk: list[tuple[int, KubeObject, _storage.Storage]],
-    texts: list[str],
-    names_: list[str],
-    fresh: list[KubeObject],
-    unsure: list[tuple[int, KubeObject, _storage.Storage]],
-) -> None:
-    """The objects of ``chunk`` (``texts``: theirs, each ending in a newline; ``names_``:
-    theirs) whose names the API server takes and whose text shows that they have no labels
-    and clean path annotations join ``fresh``, the others ``unsure``: all of them at once, and
-    one by one when that is unsure."""
-    if not _names_ok(names_):
-        kept = [i for i, name in enumerate(names_) if names.subdomain_problem(name) is None]
-        unsure.extend(chunk[i] for i in sorted(set(range(len(chunk))) - set(kept)))
-        chunk, texts = [chunk[i] for i in kept], [texts[i] for i in kept]
-    if _no_labels_and_clean_paths("\n" + "".join(texts)):
-        fresh.extend(entry[1] for entry in chunk)
-        return
-    for entry, text in zip(chunk, texts, strict=True):
-        if _no_labels_and_clean_paths("\n" + text):
-            fresh.append(entry[1])
-        else:
-            unsure.append(entry)
 
 
 def _new_plain_ok(plain: Any, obj: KubeObject) -> bool:
@@ -496,7 +451,7 @@ def _duplicates(
     and the folders only of items whose identity meets a new one's."""
     keys: dict[int, tuple[str, str, str, str]] = {}
     for obj in fresh:
-        store = obj._store
+        store = _storage.of(obj)
         head = store.header
         if head is None or store.plain is not None:  # not known, or new values: read them
             with contextlib.suppress(KrmError):  # one without a readable header: the others

@@ -7,10 +7,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from krmlib._model import names
 from krmlib._model import storage as _storage
 
 if TYPE_CHECKING:
-    pass
+    from krmlib._model.object import KubeObject
 
 
 # What YAML cannot hold as text (a NUL, other C0 controls but tab and newlines, DEL, C1
@@ -122,3 +123,48 @@ def _ascii_writable(text: str) -> bool:
         return False
     data = text.encode("ascii")
     return len(data.translate(None, _UNWRITABLE_ASCII)) == len(data)
+
+
+# Names, one a line, each a DNS-1123 subdomain (``names._SUBDOMAIN``): a chunk's at once.
+_SUBDOMAIN_LINES = re.compile(
+    r"(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*\n)*"
+)
+
+
+def _names_ok(names_: list[str]) -> bool:
+    """Every one of ``names_`` (none empty) a DNS-1123 subdomain of at most 253 characters, as
+    :func:`names.subdomain_problem` wants: one regex over them joined (False: some is not, or
+    holds a line break)."""
+    if not names_:
+        return True
+    joined = "\n".join(names_) + "\n"
+    return (
+        joined.count("\n") == len(names_)
+        and max(map(len, names_)) <= names.MAX_SUBDOMAIN
+        and _SUBDOMAIN_LINES.fullmatch(joined) is not None
+    )
+
+
+def _glance_texts(
+    chunk: list[tuple[int, KubeObject, _storage.Storage]],
+    texts: list[str],
+    names_: list[str],
+    fresh: list[KubeObject],
+    unsure: list[tuple[int, KubeObject, _storage.Storage]],
+) -> None:
+    """The objects of ``chunk`` (``texts``: theirs, each ending in a newline; ``names_``:
+    theirs) whose names the API server takes and whose text shows that they have no labels
+    and clean path annotations join ``fresh``, the others ``unsure``: all of them at once, and
+    one by one when that is unsure."""
+    if not _names_ok(names_):
+        kept = [i for i, name in enumerate(names_) if names.subdomain_problem(name) is None]
+        unsure.extend(chunk[i] for i in sorted(set(range(len(chunk))) - set(kept)))
+        chunk, texts = [chunk[i] for i in kept], [texts[i] for i in kept]
+    if _no_labels_and_clean_paths("\n" + "".join(texts)):
+        fresh.extend(entry[1] for entry in chunk)
+        return
+    for entry, text in zip(chunk, texts, strict=True):
+        if _no_labels_and_clean_paths("\n" + text):
+            fresh.append(entry[1])
+        else:
+            unsure.append(entry)
