@@ -5,8 +5,6 @@ the wheel part of `make dist`, here into a folder of its own."""
 from __future__ import annotations
 
 import subprocess
-import sys
-import sysconfig
 import tomllib
 import zipfile
 from pathlib import Path
@@ -14,6 +12,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+_TAG = (
+    "import sys, sysconfig; print(f'cp{sys.version_info[0]}{sys.version_info[1]}',"
+    " sysconfig.get_platform().replace('-', '_').replace('.', '_'))"
+)
 KRMLIB_VERSION = tomllib.loads((ROOT / "sdk" / "pyproject.toml").read_text())["project"]["version"]
 
 
@@ -25,8 +27,12 @@ def test_make_dist_builds_the_pure_and_the_platform_krmlib_wheels(tmp_path: Path
         cwd=ROOT, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-    tag = f"cp{sys.version_info[0]}{sys.version_info[1]}"
-    platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+    # the platform wheel is the project venv's interpreter's (make's $(PY)), whichever Python
+    # runs this test (make test-pythons runs it under 3.12 and 3.13 too)
+    tag, platform = subprocess.run(
+        [ROOT / ".venv" / "bin" / "python", "-c", _TAG],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
     pure = out / f"krmlib-{KRMLIB_VERSION}-py3-none-any.whl"
     compiled = out / f"krmlib-{KRMLIB_VERSION}-{tag}-{tag}-{platform}.whl"
     names = sorted(p.name for p in out.iterdir())
