@@ -141,8 +141,10 @@ AT_START_FOR = {
     "applyset-labeler": {"base64", "binascii", "struct", "contextvars"},  # the ApplySet id
     "merger": {"contextvars"},  # krmlib._io.confine: reads confined to the package
     "ipam-allocator": {"contextvars"},
-    # pathlib (fnmatch, urllib, ipaddress, ntpath, errno), json: the vendored schemas it reads
+    # pathlib (fnmatch, urllib, ipaddress, ntpath, errno; on 3.13 also glob, grp, pwd), json:
+    # the vendored schemas it reads
     "preparer": {"contextvars", "pathlib", "fnmatch", "urllib", "ipaddress", "ntpath", "errno"}
+    | {"glob", "grp", "pwd"}
     | {"json"},
 }
 AT_ERROR = {"difflib", "heapq"}  # "did you mean" in an invalid config's message
