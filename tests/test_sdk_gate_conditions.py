@@ -6,14 +6,13 @@ a condition kpt would not read as one is refused with the item and the field."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
-from typing import Any
 
 import pytest
 
-from krmlib import Condition, Conditions, KubeObject, ResourceList
+from krmlib import Condition, Conditions, ResourceList
 from krmlib._io import watch
 from krmlib.testing import run_text
+from tests.gate_support import marked_line, results_of
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
 KPTFILE = (
@@ -26,14 +25,7 @@ THIS = "tests/test_sdk_gate_conditions.py"
 
 
 def _line(marker: str) -> int:
-    lines = Path(__file__).read_text().splitlines()
-    found = re.compile(rf"# {marker}(\s|$)")
-    return next(i for i, line in enumerate(lines, 1) if found.search(line))
-
-
-def _results(out: str) -> list[dict[str, Any]]:
-    ResourceList.parse(out)  # what was written reads back
-    return list(KubeObject.from_yaml(out).get("results") or [])
+    return marked_line(__file__, marker)
 
 
 @pytest.mark.parametrize(
@@ -56,7 +48,7 @@ def test_a_condition_kpt_would_not_read_is_refused_with_the_item_and_field(
 
     out, code = run_text(process, None, HEAD + KPTFILE)
     assert code == 1, out
-    [result] = _results(out)
+    [result] = results_of(out)
     assert result["severity"] == "error"
     assert result["resourceRef"]["kind"] == "Kptfile"
     assert result["field"]["path"] == field
@@ -146,7 +138,7 @@ def test_a_label_found_good_once_passes_on_every_item_and_a_bad_one_is_still_ref
 
     out, code = run_text(process, None, HEAD + items)
     assert code == 1, out
-    [result] = _results(out)
+    [result] = results_of(out)
     assert result["resourceRef"]["name"] == "cm3"
     assert result["field"]["path"] == 'metadata.labels["example.com/part-of"]'
     assert f"test_sdk_gate_conditions.py:{_line('LABEL')}" in result["message"]

@@ -8,8 +8,6 @@ and the author's line, or that what the reader takes still passes."""
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +15,7 @@ import pytest
 from krmlib import KubeObject, ResourceList
 from krmlib.children import ChildSync, OwnerAnnotation, RemoveChild
 from krmlib.testing import run_text
+from tests.gate_support import marked_line, results_of
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
 CM = (
@@ -28,14 +27,7 @@ THIS = "tests/test_sdk_gate_glance.py"
 
 
 def _line(marker: str) -> int:
-    lines = Path(__file__).read_text().splitlines()
-    found = re.compile(rf"# {marker}(\s|$)")
-    return next(i for i, line in enumerate(lines, 1) if found.search(line))
-
-
-def _results(out: str) -> list[dict[str, Any]]:
-    ResourceList.parse(out)  # what was written reads back
-    return list(KubeObject.from_yaml(out).get("results") or [])
+    return marked_line(__file__, marker)
 
 
 def _child(name: str, **metadata: Any) -> KubeObject:
@@ -109,7 +101,7 @@ def test_a_bad_child_among_many_made_as_text_is_refused_at_the_authors_line(
 ) -> None:
     out, code = run_text(lambda rl, _c: _children(rl, _many(bad)), None, HEAD + CM + WIDGET_V2)
     assert code == 1, out
-    [result] = _results(out)
+    [result] = results_of(out)
     assert result["message"].startswith("output refused: ") and says in result["message"], out
     assert result["field"]["path"] == field
     assert result["resourceRef"]["kind"] == "Widget"
@@ -143,7 +135,7 @@ def test_a_handed_over_path_that_goes_on_after_a_blank_line_is_refused(value: st
 
     out, code = run_text(hands, None, HEAD + CM)
     assert code == 1, out
-    [result] = _results(out)
+    [result] = results_of(out)
     assert result["message"].startswith("output refused: "), result["message"]
     assert f"(written at {THIS}:{_line('hands')})" in result["message"]
 
@@ -174,7 +166,7 @@ def test_a_renamed_item_meeting_another_input_item_is_refused() -> None:
 
     out, code = run_text(rename, None, HEAD + CM + other)
     assert code == 1, out
-    [result] = _results(out)
+    [result] = results_of(out)
     assert "another item has the same identity" in result["message"]
     assert f"(written at {THIS}:" in result["message"]
 
@@ -199,7 +191,7 @@ def test_another_version_of_a_group_kind_name_is_one_identity() -> None:
     widget = "- apiVersion: example.com/v1\n  kind: W\n  metadata:\n    name: w\n"
     out, code = run_text(adds, None, HEAD + widget)
     assert code == 1, out
-    assert "another item has the same identity" in _results(out)[0]["message"]
+    assert "another item has the same identity" in results_of(out)[0]["message"]
 
 
 def test_a_nul_in_new_text_that_is_not_ascii_is_refused() -> None:
@@ -210,7 +202,7 @@ def test_a_nul_in_new_text_that_is_not_ascii_is_refused() -> None:
 
     out, code = run_text(writes, None, HEAD + CM)
     assert code == 1, out
-    [result] = _results(out)
+    [result] = results_of(out)
     assert "a value holds a NUL" in result["message"], result["message"]
     assert result["field"]["path"] == "data.x"
     assert f"(written at {THIS}:{_line('writes')})" in result["message"]
@@ -270,7 +262,7 @@ def test_children_made_after_the_input_items_were_dropped_are_all_checked() -> N
 
     out, code = run_text(drops_then_makes, None, HEAD + _configmaps(50))
     assert code == 1, out
-    results = _results(out)
+    results = results_of(out)
     assert len(results) == 50, [r["message"] for r in results]
     assert all("label team:" in result["message"] for result in results)
 
@@ -285,7 +277,7 @@ def test_two_new_items_of_one_identity_no_input_item_has_are_refused() -> None:
 
     out, code = run_text(adds, None, HEAD + CM)
     assert code == 1, out
-    assert "another item has the same identity" in _results(out)[0]["message"]
+    assert "another item has the same identity" in results_of(out)[0]["message"]
 
 
 def test_new_items_of_names_no_input_item_has_pass() -> None:

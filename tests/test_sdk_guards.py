@@ -11,7 +11,6 @@ must stay byte for byte as it was."""
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 import textwrap
@@ -22,6 +21,7 @@ import pytest
 
 from krmlib import KubeObject, ResourceList
 from krmlib.testing import read_tree, run_kpt, run_text
+from tests.gate_support import marked_line
 
 HEAD = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n"
 CM = (
@@ -38,9 +38,7 @@ THIS = "tests/test_sdk_guards.py"
 
 
 def _line(marker: str) -> int:
-    lines = Path(__file__).read_text().splitlines()
-    found = re.compile(rf"# {marker}(\s|$)")
-    return next(i for i, line in enumerate(lines, 1) if found.search(line))
+    return marked_line(__file__, marker)
 
 
 class _Result:
