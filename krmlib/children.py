@@ -34,7 +34,6 @@ from typing import Literal, NamedTuple
 
 from ._base.paths import parse_path
 from ._base.pkgpath import check_relative_path, default_file_name
-from ._model import object as _object
 from ._model import storage as _storage
 from ._model.collection import Items
 from ._model.object import ANN_LEGACY_PATH, ANN_PATH, KubeObject
@@ -237,21 +236,9 @@ class ChildSync:
         return self._position.get(id(obj), -1)
 
     def _place(self, want: KubeObject, owner: KubeObject) -> KubeObject:
-        """A new child marked as owned and given a path (held as its text with ``new_as_text``)."""
-        hook = _object.WRITE_HOOK
-        if hook is not None and self.new_as_text and of(want).is_new:
-            # Under the output gate: new values dropped for their text, so krmlib's own marks
-            # on them need no notes (a new item is checked whole); the text child is noted once.
-            _object.WRITE_HOOK = None
-            try:
-                made = self._place_as(want, owner)
-            finally:
-                _object.WRITE_HOOK = hook
-            hook(made, None, None)
-            return made
-        return self._place_as(want, owner)
-
-    def _place_as(self, want: KubeObject, owner: KubeObject) -> KubeObject:
+        """A new child marked as owned and given a path (held as its text with ``new_as_text``:
+        the mark and path go straight into its values, no write through the object, and the
+        text child's creation is what the output gate notes)."""
         if not (self.new_as_text and self._place_values(want, owner)):
             self.ownership.mark(want, owner)
             if want.path is None:
