@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from krmlib._model.storage import of
 from krmlib._yaml import engines as _yaml
 from krmlib._yaml import scalars as _scalars
 from krmlib._yaml import splice as _splice
+from krmlib._yaml.scalars import _AMBIGUOUS, needs_quotes
 
 # Plain names that YAML 1.1 readers (kubectl) take for booleans: refused as names (issue 27.2),
 # so the generators of valid packages leave them out.
@@ -161,8 +163,13 @@ EMIT_STRINGS_LIST = [
     "a & b", "a * b", "--- doc", "... dots", "x\ty", "ünï", "a  b", "#x", "x#y",
     "@at", "`tick`", "a|b", "a>b", "!bang", "*star", "&amp", "' lead", "trail'",
     "spec.x 'v' is bad: expected y", "a 'b' \"c\": d", "back\\slash: x",
+    "line\n", "two words\n", "x\n\n", "T\n", "\n",
 ]  # fmt: skip
-EMIT_STRINGS = st.one_of(NAMES, st.sampled_from(EMIT_STRINGS_LIST))
+EMIT_STRINGS = st.one_of(
+    NAMES,
+    st.sampled_from(EMIT_STRINGS_LIST),
+    st.text(st.sampled_from("aZ09 .:-#'\"\n\tyn~=<+"), max_size=8),
+)
 EMIT_SCALARS = st.one_of(EMIT_STRINGS, st.integers(-3, 300), st.booleans(), st.none())
 EMIT_KEYS = st.one_of(
     NAMES, st.sampled_from(["apiVersion", "nephio.org/site", "a.b/c-d", "1", "true", "x y"])
@@ -194,6 +201,35 @@ def test_small_emitter_quotes_every_sample_string_like_the_round_trip(value: str
     text = emit(data)
     if text is not None:
         assert text == _yaml.dump_rt(_yaml.to_node(data))
+
+
+@pytest.mark.parametrize("value", ["x\n", "hello world\n", "T\n", "a\n\n"])
+def test_a_new_objects_value_ending_in_a_newline_reads_back_whole(value: str) -> None:
+    """The small emitter wrote ``x\\n`` plain, as ``x`` (its pattern's ``$`` matched before
+    the final newline): the newline was lost. It now leaves such values to the round trip."""
+    from krmlib._yaml.emit import emit
+
+    data = {"data": {"a": value}, "list": [value]}
+    text = emit(data)
+    assert text is None or text == _yaml.dump_rt(_yaml.to_node(data))
+    obj = KubeObject.from_dict(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"a": value}}
+    )
+    rl = ResourceList.parse("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n")
+    rl.items.append(obj)
+    assert ResourceList.parse(rl.to_yaml()).items[0].get("data.a") == value
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.from_regex(re.compile(_AMBIGUOUS, re.X)))
+def test_every_string_needing_quotes_starts_with_a_listed_character(value: str) -> None:
+    """The emitter asks :func:`needs_quotes` only of a printable string whose first character
+    is one of ``_AMBIGUOUS_FIRST``: every string the pattern matches starts so ("\\n" matches
+    too, ``$`` before a final newline: it is not printable)."""
+    from krmlib._yaml.emit import _AMBIGUOUS_FIRST
+
+    assert needs_quotes(value)
+    assert value == "" or not value.isprintable() or value[0] in _AMBIGUOUS_FIRST
 
 
 def test_small_emitter_writes_typical_new_objects() -> None:

@@ -21,7 +21,7 @@ from .downstream import package_name
 from .pvs import LABEL_DEPLOYMENT, LABEL_INSTANCE, template_labels
 from .topology import Instance, NFClass, Topology
 
-_NUMBER = re.compile(r"^v?(\d+)$")
+_NUMBER = re.compile(r"^v?(\d+)\Z")
 
 
 PackageIndex = dict[tuple[str, str], list[KubeObject]]

@@ -47,7 +47,7 @@ CAPACITY_FIELDS = (
 )  # spec of req.nephio.org_capacities.yaml (nephio-project/catalog @5e1a968e)
 CAPACITY_FUNCTION = "ghcr.io/kptdev/krm-functions-catalog/search-replace:v0.2.1"
 
-_REVISION = re.compile(r"^v?(\d+)$")
+_REVISION = re.compile(r"^v?(\d+)\Z")
 
 
 def pvs_name(topology: Topology, instance: Instance) -> str:

@@ -49,7 +49,7 @@ def _parse(path: str) -> tuple[Key, ...]:
     return tuple(keys)
 
 
-_PLAIN_KEY = r"^[A-Za-z0-9_-]+$"  # compiled on first use (re caches it)
+_PLAIN_KEY = r"^[A-Za-z0-9_-]+\Z"  # compiled on first use (re caches it)
 
 
 def format_path(keys: Sequence[Key]) -> str:

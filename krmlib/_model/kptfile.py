@@ -9,7 +9,6 @@ from krmlib._yaml import emit as _emit
 from krmlib._yaml import engines as _yaml
 
 from . import object as _object
-from .conditions_fast import condition_entry
 from .object import KubeObject
 from .storage import of
 from .trees import MISSING
@@ -225,7 +224,7 @@ class Conditions:
 
     def _new_entry(self, values: dict[str, Any]) -> Any:
         """A new entry as the text it is written as (values when the emitter is unsure)."""
-        text = condition_entry(values, self._indent)
+        text = _emit.seq_entry(values, self._indent)
         return values if text is None else text
 
     def ensure(self, condition: Condition) -> None:

@@ -13,9 +13,8 @@ from typing import Any
 
 from .scalars import needs_quotes
 
-_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./-]*$")
-_PLAIN = re.compile(r"^[A-Za-z0-9_/.][A-Za-z0-9_/.,()=+ -]*[A-Za-z0-9_/.)]$|^[A-Za-z0-9_/.]$")
-_QUOTABLE = re.compile(r"^[A-Za-z0-9:._+~/ -]*$")
+_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./-]*\Z")
+_QUOTABLE = re.compile(r"^[A-Za-z0-9:._+~/ -]*\Z")
 
 
 class _Unsure(Exception):
@@ -78,24 +77,32 @@ def _scalar_text(value: Any) -> str:
     if isinstance(value, str):
         if value == "":
             return '""'
+        if _plain_allowed(value) and (value[0] not in _AMBIGUOUS_FIRST or not needs_quotes(value)):
+            return value  # the common case, mostly without the quoting regex
         if needs_quotes(value):
             if _QUOTABLE.match(value):
                 return f'"{value}"'
             raise _Unsure
-        if not value.startswith(("---", "...")) and (
-            (_PLAIN.match(value) and "  " not in value) or _plain_allowed(value)
-        ):
-            return value
-        if _PRINTABLE.match(value) and value == value.strip() and _never_plain(value):
+        if _printable(value) and value == value.strip() and _never_plain(value):
             if "'" in value:  # as the round trip does: double quotes around a single quote
                 return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
             return "'" + value.replace("'", "''") + "'"
     raise _Unsure
 
 
-_PRINTABLE = re.compile(r"^[\x20-\x7e]+$")
 _LEADING = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _NEVER_LEADING = frozenset(",[]{}#&*!|>'\"%@`")
+
+
+# The first characters of every string :func:`needs_quotes` matches (numbers, booleans, nulls,
+# timestamps, ``=``, ``<<``): a string starting otherwise is not asked (tests/test_emit_plain.py
+# holds the claim on strings generated from the pattern itself).
+_AMBIGUOUS_FIRST = frozenset("-+.0123456789yYnNtTfFoO~=<")
+
+
+def _printable(value: str) -> bool:
+    """Printable ASCII only (U+0020-U+007E): what the emitter writes without escapes."""
+    return value.isascii() and value.isprintable()
 
 
 def _never_plain(value: str) -> bool:
@@ -106,7 +113,7 @@ def _never_plain(value: str) -> bool:
 def _plain_allowed(value: str) -> bool:
     """Whether a block-context plain scalar can hold ``value`` (kept strict: ASCII only)."""
     return (
-        bool(_PRINTABLE.match(value))
+        _printable(value)
         and value == value.strip()
         and value[0] not in _LEADING
         and ": " not in value

@@ -196,7 +196,14 @@ def dump(node: Any) -> str:
     the plain reader it would need for that)."""
     out = io.StringIO()
     _engine().dump(node, out)
-    return out.getvalue()
+    text = out.getvalue()
+    if text.endswith("\n...\n"):
+        # ruamel ends a document whose last scalar keeps its final newlines (``|+``) with the
+        # document end marker; the text is one piece of a stream (an item of a ResourceList, a
+        # document of a file), where the marker would end the stream. The kept newlines stay
+        # the scalar's without it: the next line is less indented, or the end.
+        text = text[:-4]
+    return text
 
 
 def agrees(node: Any, read: Any) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from sys import intern
 
-_VALUE_OK = re.compile(r"^[A-Za-z0-9._/:@+-]*$")
+_VALUE_OK = re.compile(r"^[A-Za-z0-9._/:@+-]*\Z")
 
 
 def clean_scalar(raw: str) -> str | None:

@@ -18,7 +18,7 @@ from .emit import entry_lines, seq_lines
 from .scalars import needs_quotes
 from .scan import closed_edit, open_scalar
 
-_SIMPLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
+_SIMPLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]*\Z")
 _KEY_LINE = re.compile(r"^( *)([A-Za-z0-9][A-Za-z0-9._/-]*):(?: (.*))?$")
 
 
