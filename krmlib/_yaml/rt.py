@@ -23,13 +23,13 @@ from ruamel.yaml.tokens import CommentToken
 
 from krmlib._base.errors import InputError
 
-from .scalars import StyledBool, StyledNull, needs_quotes
+from .scalars import StyledBool, StyledNull, needs_escapes, needs_quotes
 
 T = TypeVar("T")
 
 
 def _represent_str(representer: RoundTripRepresenter, data: str) -> Any:
-    style = '"' if needs_quotes(data) else None
+    style = '"' if needs_quotes(data) or needs_escapes(data) else None
     if "\n" in data and style is None:
         style = "|"
     return representer.represent_scalar("tag:yaml.org,2002:str", data, style=style)
@@ -40,7 +40,7 @@ class _Representer(RoundTripRepresenter):
         # Keys read from the input are PlainScalarStrings and stay as written; a new key that a
         # YAML 1.1 or 1.2 reader would take for another type (``yes``, ``1``, ``null``) is quoted.
         if type(data) is str:
-            style = '"' if needs_quotes(data) else None
+            style = '"' if needs_quotes(data) or needs_escapes(data) else None
             # No alias key: represent_scalar would file this key's node under the object
             # represented last (an anchored value before it), and that value's aliases would
             # then name the key (``&id001 labels:``).
@@ -267,6 +267,8 @@ def restyle(old: Any, new: Any) -> Any:
     """Give a new string scalar the quoting of the scalar it replaces."""
     if isinstance(old, PlainScalarString):
         old = None  # a bare string: the new value is quoted only when it has to be
+    if isinstance(new, str) and needs_escapes(new):
+        return DoubleQuotedScalarString(new)  # any other style would fold its line breaks
     if isinstance(new, str) and isinstance(old, str) and type(old) is not str:
         try:
             return type(old)(new)

@@ -38,6 +38,20 @@ def needs_quotes(value: str) -> bool:
     return _ambiguous().match(value) is not None
 
 
+# Characters a YAML 1.1 reader (libyaml, so PyYAML and Go's yaml.v3 too) takes for a line break
+# besides "\n": written raw inside a quoted or block scalar, NEL and a CR before LF read back as
+# "\n" and are folded into a space. A string holding one is written double-quoted, where each is
+# an escape.
+_WIDE_BREAKS = ("\x85", "\u2028", "\u2029")
+
+
+def needs_escapes(value: str) -> bool:
+    """True when ``value`` holds a line break other than "\n" (only double quotes keep it)."""
+    if "\r" in value:
+        return True
+    return not value.isascii() and any(ch in value for ch in _WIDE_BREAKS)
+
+
 class StyledBool(int):
     """A boolean as written (``True``, ``TRUE``): emitted as its original text."""
 
