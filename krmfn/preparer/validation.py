@@ -57,14 +57,8 @@ def validate_package(rl: ResourceList, own: list[KubeObject], config: Config) ->
                     ok = False
             continue
         assert accepts is not None
-        from .fastread import read_item  # on first use: not a start-up cost
-
-        if not obj.changed:  # kpt's layout read from the text: no parse, no copy
-            fast = read_item(obj.to_item())
-            if fast is not None and accepts(fast):
-                continue
-        data = obj.to_dict()
-        obj.release()  # the parse is not kept on the item: read once, here
+        data = obj.to_dict()  # kpt's layout read from the text; a parse is not kept
+        obj.release()
         if accepts(data):
             continue
         problems: list[Problem] = []  # invalid: the detailed walk names every problem

@@ -226,6 +226,9 @@ class KubeObject:
 
     def to_dict(self) -> dict[str, Any]:
         """The whole object as plain Python (a copy)."""
+        fast = self._store.plain_copy()
+        if fast is not None:
+            return fast
         plain = _yaml.to_plain(self._store.read())
         assert isinstance(plain, dict)
         return plain

@@ -258,6 +258,15 @@ class Storage:
                 raise InputError("item is not a mapping", obj=None)
         return self.plain
 
+    def plain_copy(self) -> dict[str, Any] | None:
+        """The whole object as new plain values read from an item's text in kpt's block layout
+        (:mod:`krmlib._yaml.blockread`, nothing kept), or None: not that, or parsed already."""
+        if self.node is not None or self.plain is not None or self.text is None or not self.is_item:
+            return None
+        from krmlib._yaml.blockread import read_item  # on first use: not a start-up cost
+
+        return read_item(self.src)
+
     def read_at(self, keys: tuple[Key, ...], obj: KubeObject) -> Any:
         """The live value at ``keys`` (no copy), or :data:`MISSING`; ``obj`` names errors. The
         scan first (:meth:`scan_at`), the parse whenever it is not certain."""

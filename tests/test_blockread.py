@@ -1,6 +1,7 @@
-"""The validation's read of an item from its text (krmfn.preparer.fastread, issue 37): every
-answer it gives is the full parse's, on generated layouts, hand-made edge cases and every item of
-the repository's packages; where it is unsure it gives way (None), and the validation parses."""
+"""An item's values read from its text (krmlib._yaml.blockread, issue 37; first the preparer's):
+every answer it gives is the full parse's, on generated layouts, hand-made edge cases and every
+item of the repository's packages; where it is unsure it gives way (None), and
+``KubeObject.to_dict`` parses."""
 
 from __future__ import annotations
 
@@ -10,15 +11,19 @@ from typing import Any
 import pytest
 from hypothesis import given
 
-from krmfn.preparer.fastread import read_item
 from krmlib import KubeObject, ResourceList
+from krmlib._model import storage as _storage
+from krmlib._model.trees import item_to_doc
+from krmlib._yaml import engines
+from krmlib._yaml.blockread import read_item
 from tests.test_layout_properties import SETTINGS, layouts, parse, same
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def full(text: str) -> Any:
-    return KubeObject.from_item(text).to_dict()
+    """The full parse (what ``to_dict`` gives when the text is not read here)."""
+    return engines.to_plain(engines.load_plain(item_to_doc(text)))
 
 
 @SETTINGS
@@ -132,7 +137,8 @@ def test_every_item_of_the_repository_reads_as_the_full_parse() -> None:
             compared += 1
             if got is not None:
                 read += 1
-                assert same(got, obj.to_dict()), (path, item)
+                assert same(got, full(item)), (path, item)
+                assert same(obj.to_dict(), got)
     assert compared > 100 and read > compared // 2, (read, compared)
 
 
@@ -143,3 +149,18 @@ def test_a_value_read_again_is_the_same_and_empty_collections_are_never_shared()
     assert same(first, second) and same(first, full(text))
     assert first["spec"]["x"] is not second["spec"]["x"]
     assert first["spec"]["y"] is not second["spec"]["y"]
+
+
+def test_to_dict_reads_the_layout_from_the_text_and_keeps_no_parse() -> None:
+    """``KubeObject.to_dict`` uses the read (the storage's ``plain_copy``): a new dict each time,
+    no parse kept on the item, an edit spliced into the text seen, and another layout parsed."""
+    text = _item("  data:\n    a: web\n")
+    obj = KubeObject.from_item(text)
+    first = obj.to_dict()
+    first["data"]["a"] = "changed by the caller"
+    assert obj.to_dict() == {**full(text), "data": {"a": "web"}}
+    assert _storage.of(obj).plain is None  # nothing parsed, nothing kept
+    obj.set("metadata.labels.team", "net")  # a splice of the text
+    assert obj.to_dict()["metadata"]["labels"] == {"team": "net"}
+    flow = KubeObject.from_item(_item("  data: {a: web}\n"))
+    assert flow.to_dict()["data"] == {"a": "web"}  # given way: parsed
