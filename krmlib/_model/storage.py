@@ -105,8 +105,8 @@ class Storage:
         self.text = src
         self.start = 0
         self.stop = -1
-        # A span edited in place: (offset in the input, characters of the item replaced, their
-        # replacement); a big replacement may be a tuple of pieces (written, never joined).
+        # A span edited in place: (offset in the item's text, characters of it replaced, their
+        # replacement: a tuple of pieces when big); items edited alike may share one (memory).
         self.patch: Patch | None = None
         self.form: Form = form
         self.node = node
@@ -139,6 +139,7 @@ class Storage:
         if self.patch is None:
             return text[self.start : self.stop]
         at, removed, inserted = self.patch
+        at += self.start
         if not isinstance(inserted, str):
             inserted = "".join(inserted)
         return text[self.start : at] + inserted + text[at + removed : self.stop]
@@ -211,7 +212,7 @@ class Storage:
                 low = mid
             else:
                 high = mid - 1
-        self.patch = (start + prefix, size - prefix - low, new[prefix : len(new) - low])
+        self.patch = (prefix, size - prefix - low, new[prefix : len(new) - low])
 
     def span_of_input(self) -> tuple[str, int, int] | None:
         """(input text, start, stop) of an unedited item that is a span of the input."""
@@ -228,6 +229,7 @@ class Storage:
         if self.dirty or self.patch is None or self.text is None or self.form != "item":
             return None
         at, removed, inserted = self.patch
+        at += self.start
         return (self.text, self.start, at), inserted, (self.text, at + removed, self.stop)
 
     def doc_text(self) -> str:
@@ -501,8 +503,9 @@ class Storage:
                 if same_plain(current, value):
                     return False
         src = self.src
-        if self.scanned and any(
-            v is not None and v is not _pathscan.UNSURE for v in self.scanned.values()
+        if self.closed or (
+            self.scanned
+            and any(v is not None and v is not _pathscan.UNSURE for v in self.scanned.values())
         ):
             _scan.known_closed(src)  # a scan answered from this very text: nothing in it is open
         new = splice_set(src, self.form == "item", keys, value, current)  # type: ignore[arg-type]
@@ -514,7 +517,7 @@ class Storage:
         if edit is None:
             self.edit_src(new)
         else:  # the splicer says where: a span of the input keeps its span, with one patch
-            self.patch = (self.start + edit[0], edit[1], edit[2])
+            self.patch = edit
         self.spliced_at(keys)
         return True
 
@@ -527,7 +530,7 @@ class Storage:
         copied nor compared."""
         assert self.node is None and self.text is not None
         if self.stop >= 0 and self.patch is None:
-            self.patch = (self.start + at, removed, inserted)
+            self.patch = (at, removed, inserted)
         else:
             src = self.src
             self.edit_src(src[:at] + "".join(inserted) + src[at + removed :])
