@@ -211,9 +211,9 @@ def _write_back(holder: KubeObject, index: int, element: KubeObject) -> None:
 def _is_config(obj: KubeObject, config: KubeObject | None) -> bool:
     return (
         config is not None
+        and obj.name == config.name  # first: it tells almost every item apart
         and obj.kind == config.kind
         and obj.api_version == config.api_version
-        and obj.name == config.name
     )
 
 

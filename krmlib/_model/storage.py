@@ -75,6 +75,9 @@ def render_scalar(value: str) -> str | None:
     return render(value)
 
 
+_SPLICER: list[Any] = []  # krmlib._yaml.splice, once a text was edited
+
+
 def of(obj: KubeObject) -> Storage:
     """The storage of ``obj`` (krmlib-internal: for the library's readers and writers)."""
     return obj._store
@@ -393,7 +396,7 @@ class Storage:
 
     def set(self, keys: tuple[Key, ...], value: Any, obj: KubeObject) -> bool:
         """Set ``keys`` to ``value`` (see :meth:`KubeObject.set`); True if anything changed."""
-        if self.node is None and self.text is not None and isinstance(value, str | dict | list):
+        if self.node is None and self.text is not None and isinstance(value, (str, dict, list)):
             if not isinstance(value, str) and same_plain(self.scan_at(keys), value):
                 return False  # as the scan reads it
             spliced = self._splice(keys, value, obj)
@@ -490,10 +493,14 @@ class Storage:
 
     def _splice(self, keys: tuple[Key, ...], value: Any, obj: KubeObject) -> bool | None:
         """Set a value by editing the item's text in place; None when that is not simple."""
-        from krmlib._yaml.splice import last_edit, splice_set
+        if not _SPLICER:  # imported on the first edit (an import statement per write: 1 us)
+            from krmlib._yaml import splice
 
-        if not all(isinstance(key, str) for key in keys):
-            return None
+            _SPLICER.append(splice)
+        splicer = _SPLICER[0]
+        for key in keys:  # (a loop: no generator per write)
+            if not isinstance(key, str):
+                return None
         assert self.text is not None
         current = None
         if isinstance(value, list):
@@ -508,12 +515,12 @@ class Storage:
             and any(v is not None and v is not _pathscan.UNSURE for v in self.scanned.values())
         ):
             _scan.known_closed(src)  # a scan answered from this very text: nothing in it is open
-        new = splice_set(src, self.form == "item", keys, value, current)  # type: ignore[arg-type]
+        new = splicer.splice_set(src, self.form == "item", keys, value, current)
         if new is None:
             return None
         if new == src:
             return False
-        edit = last_edit(src, new) if self.stop >= 0 and self.patch is None else None
+        edit = splicer.last_edit(src, new) if self.stop >= 0 and self.patch is None else None
         if edit is None:
             self.edit_src(new)
         else:  # the splicer says where: a span of the input keeps its span, with one patch
