@@ -246,3 +246,68 @@ def test_a_managed_mode_package_configured_kubectl_gets_a_warning() -> None:
     again = _run(_rl(*[o.to_yaml() for o in made.items], config=kubectl))
     warnings = _messages(again, "warning")
     assert any(m.startswith("the package looks like managed mode: 1 member(s)") for m in warnings)
+
+
+# --- labels not read when no applyset key is in the item's text (issue 37) ------------------------
+
+OTHER = "applyset-OtherSetOtherSetOtherSetOtherSetOtherSet0-v1"
+
+
+def test_every_prefix_starts_with_what_the_shortcut_looks_for() -> None:
+    from krmfn.applyset_labeler.config import PREFIXES
+    from krmfn.applyset_labeler.members import APPLYSET_KEYS
+
+    assert all(prefix.startswith(APPLYSET_KEYS) for prefix in PREFIXES)
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        '{"applyset.kubernetes.io/part-of": OTHER}',  # flow map, quoted key
+        "\n    'applyset.k8s.io/part-of': OTHER",  # single-quoted key
+        '\n    "applyset.kubernetes.io/part\\u002dof": OTHER',  # an escape spells the key
+        "\n    ? applyset.kubernetes.io/part-of\n    : OTHER",  # explicit key
+    ],
+)
+@pytest.mark.parametrize("mode", ["managed", "kubectl"])
+def test_another_sets_label_is_found_however_written(labels: str, mode: str) -> None:
+    member = DEPLOYMENT + "  labels: " + labels.replace("OTHER", OTHER)
+    out = _run(_rl(member, config=CONFIG + f"  mode: {mode}\n"))
+    errors = [r for r in out.results if r.severity == "error"]
+    assert len(errors) == 1 and f"already a member of ApplySet {OTHER}" in errors[0].message
+
+
+def test_a_label_of_another_tool_is_no_applyset_label() -> None:
+    """``app.kubernetes.io/part-of`` mentions part-of, not an applyset key: no error, and the
+    set's label is added beside it (the labels are not read: they cannot hold the key)."""
+    member = DEPLOYMENT + "  labels:\n    app.kubernetes.io/part-of: bench\n    x: y\n"
+    out = _run(_rl(member, config=CONFIG))
+    [obj] = [o for o in out.items if o.kind == "Deployment"]
+    assert not [r for r in out.results if r.severity == "error"]
+    assert obj.labels["app.kubernetes.io/part-of"] == "bench"
+    set_id = obj.labels["applyset.kubernetes.io/part-of"]
+    assert set_id.startswith("applyset-")
+    assert obj.to_item().endswith(f"      x: y\n      applyset.kubernetes.io/part-of: {set_id}\n")
+
+
+def test_the_labels_of_a_member_without_an_applyset_key_are_not_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from krmfn.applyset_labeler.members import Member, check_part_of
+    from krmlib import Results
+
+    asked: list[KubeObject] = []
+    real = KubeObject.labels
+
+    def spied(self: KubeObject) -> Any:
+        asked.append(self)
+        return real.__get__(self)
+
+    monkeypatch.setattr(KubeObject, "labels", property(spied))
+    obj = ResourceList.parse(_rl(DEPLOYMENT + "  labels:\n    app: web\n")).items[0]
+    assert check_part_of(Member(obj, "prod", False), "applyset-x", Results()) is True
+    assert asked == []
+    text = _rl(DEPLOYMENT + f"  labels:\n    applyset.k8s.io/id: {OTHER}\n")
+    other = ResourceList.parse(text).items[0]
+    assert check_part_of(Member(other, "prod", False), "applyset-x", Results()) is True
+    assert asked == [other]  # an applyset key is in the text: read

@@ -45,14 +45,24 @@ def _no_labels(obj: KubeObject) -> bool:
     return not obj.may_mention("labels")
 
 
+def _no_label(obj: KubeObject, key: str) -> bool:
+    """Certainly no label ``key`` (nor any key ``key`` starts): the key is nowhere in the item's
+    unedited text and no escape could spell it (a key is on one line: a quoted key over lines
+    folds its line break into a space, or escapes it). The labels are not read."""
+    return not obj.may_mention(key)
+
+
+_PART_OF_KEYS = tuple(f"{prefix}/part-of" for prefix in PREFIXES)
+APPLYSET_KEYS = "applyset.k"  # what every key of every prefix starts with (PREFIXES)
+
+
 def check_part_of(member: Member, set_id: str, results: Results) -> bool:
     """An object belongs to at most one set: another set's part-of label is an error."""
-    if _no_labels(member.obj):
+    if _no_labels(member.obj) or _no_label(member.obj, APPLYSET_KEYS):
         return True
     labels = member.obj.labels
     ok = True
-    for prefix in PREFIXES:
-        key = f"{prefix}/part-of"
+    for key in _PART_OF_KEYS:
         value = labels.get(key)
         if value and value != set_id:
             results.error(
@@ -84,9 +94,9 @@ def label_members(members: list[Member], set_id: str, config: Config, results: R
             continue
         labels = obj.labels
         if managed:
-            if labels.get(key) != set_id:
+            if _no_label(obj, key) or labels.get(key) != set_id:
                 obj.set(part_of, set_id)
-        elif key in labels:
+        elif not _no_label(obj, key) and key in labels:
             del labels[key]
             results.info(
                 f"removed {key}: kubectl refuses input objects that already carry it",

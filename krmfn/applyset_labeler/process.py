@@ -52,13 +52,16 @@ def process(rl: ResourceList, config: Config) -> None:
             left_out.append(obj)
         else:
             obj.release()  # read only to be left out: its scanned annotations go (memory)
-    scoped = [(o, scopes.cluster_scoped(o.kind, o.group)) for o in candidates]
-    explicit = [o.namespace for o, cluster_scoped in scoped if not cluster_scoped and o.namespace]
+    # A flag per candidate, not a pair (thousands of them: memory)
+    flags = [scopes.cluster_scoped(o.kind, o.group) for o in candidates]
+    pairs = zip(candidates, flags, strict=True)
+    explicit = [o.namespace for o, cluster_scoped in pairs if not cluster_scoped and o.namespace]
     field = config.field_path("parent.namespace")
     namespace = parent_namespace(ref, found, cluster, explicit, field)
     set_id = applyset_id(ref.name, namespace, ref.kind, ref.group)
 
-    members = [resolve(o, cluster_scoped, namespace) for o, cluster_scoped in scoped]
+    members = [resolve(o, c, namespace) for o, c in zip(candidates, flags, strict=True)]
+    del flags
     ok = all([check_part_of(m, set_id, results) for m in members])
     ok = _check_namespaces(members, cluster, config, results) and ok
     if config.mode == "kubectl":
@@ -208,9 +211,9 @@ def _write_back(holder: KubeObject, index: int, element: KubeObject) -> None:
 def _is_config(obj: KubeObject, config: KubeObject | None) -> bool:
     return (
         config is not None
+        and obj.name == config.name  # first: it tells almost every item apart
         and obj.kind == config.kind
         and obj.api_version == config.api_version
-        and obj.name == config.name
     )
 
 

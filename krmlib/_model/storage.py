@@ -75,6 +75,9 @@ def render_scalar(value: str) -> str | None:
     return render(value)
 
 
+_SPLICER: list[Any] = []  # krmlib._yaml.splice, once a text was edited
+
+
 def of(obj: KubeObject) -> Storage:
     """The storage of ``obj`` (krmlib-internal: for the library's readers and writers)."""
     return obj._store
@@ -105,8 +108,8 @@ class Storage:
         self.text = src
         self.start = 0
         self.stop = -1
-        # A span edited in place: (offset in the input, characters of the item replaced, their
-        # replacement); a big replacement may be a tuple of pieces (written, never joined).
+        # A span edited in place: (offset in the item's text, characters of it replaced, their
+        # replacement: a tuple of pieces when big); items edited alike may share one (memory).
         self.patch: Patch | None = None
         self.form: Form = form
         self.node = node
@@ -139,6 +142,7 @@ class Storage:
         if self.patch is None:
             return text[self.start : self.stop]
         at, removed, inserted = self.patch
+        at += self.start
         if not isinstance(inserted, str):
             inserted = "".join(inserted)
         return text[self.start : at] + inserted + text[at + removed : self.stop]
@@ -211,7 +215,7 @@ class Storage:
                 low = mid
             else:
                 high = mid - 1
-        self.patch = (start + prefix, size - prefix - low, new[prefix : len(new) - low])
+        self.patch = (prefix, size - prefix - low, new[prefix : len(new) - low])
 
     def span_of_input(self) -> tuple[str, int, int] | None:
         """(input text, start, stop) of an unedited item that is a span of the input."""
@@ -228,6 +232,7 @@ class Storage:
         if self.dirty or self.patch is None or self.text is None or self.form != "item":
             return None
         at, removed, inserted = self.patch
+        at += self.start
         return (self.text, self.start, at), inserted, (self.text, at + removed, self.stop)
 
     def doc_text(self) -> str:
@@ -400,7 +405,7 @@ class Storage:
 
     def set(self, keys: tuple[Key, ...], value: Any, obj: KubeObject) -> bool:
         """Set ``keys`` to ``value`` (see :meth:`KubeObject.set`); True if anything changed."""
-        if self.node is None and self.text is not None and isinstance(value, str | dict | list):
+        if self.node is None and self.text is not None and isinstance(value, (str, dict, list)):
             if not isinstance(value, str) and same_plain(self.scan_at(keys), value):
                 return False  # as the scan reads it
             spliced = self._splice(keys, value, obj)
@@ -497,10 +502,14 @@ class Storage:
 
     def _splice(self, keys: tuple[Key, ...], value: Any, obj: KubeObject) -> bool | None:
         """Set a value by editing the item's text in place; None when that is not simple."""
-        from krmlib._yaml.splice import last_edit, splice_set
+        if not _SPLICER:  # imported on the first edit (an import statement per write: 1 us)
+            from krmlib._yaml import splice
 
-        if not all(isinstance(key, str) for key in keys):
-            return None
+            _SPLICER.append(splice)
+        splicer = _SPLICER[0]
+        for key in keys:  # (a loop: no generator per write)
+            if not isinstance(key, str):
+                return None
         assert self.text is not None
         current = None
         if isinstance(value, list):
@@ -510,20 +519,21 @@ class Storage:
                 if same_plain(current, value):
                     return False
         src = self.src
-        if self.scanned and any(
-            v is not None and v is not _pathscan.UNSURE for v in self.scanned.values()
+        if self.closed or (
+            self.scanned
+            and any(v is not None and v is not _pathscan.UNSURE for v in self.scanned.values())
         ):
             _scan.known_closed(src)  # a scan answered from this very text: nothing in it is open
-        new = splice_set(src, self.form == "item", keys, value, current)  # type: ignore[arg-type]
+        new = splicer.splice_set(src, self.form == "item", keys, value, current)
         if new is None:
             return None
         if new == src:
             return False
-        edit = last_edit(src, new) if self.stop >= 0 and self.patch is None else None
+        edit = splicer.last_edit(src, new) if self.stop >= 0 and self.patch is None else None
         if edit is None:
             self.edit_src(new)
         else:  # the splicer says where: a span of the input keeps its span, with one patch
-            self.patch = (self.start + edit[0], edit[1], edit[2])
+            self.patch = edit
         self.spliced_at(keys)
         return True
 
@@ -536,7 +546,7 @@ class Storage:
         copied nor compared."""
         assert self.node is None and self.text is not None
         if self.stop >= 0 and self.patch is None:
-            self.patch = (self.start + at, removed, inserted)
+            self.patch = (at, removed, inserted)
         else:
             src = self.src
             self.edit_src(src[:at] + "".join(inserted) + src[at + removed :])

@@ -35,20 +35,21 @@ def clean_scalar(raw: str) -> str | None:
     return value if _VALUE_OK.match(value) else None
 
 
-# One pass per item: top-level keys (and their values), and metadata's direct name/namespace.
-# Anchored on a newline (a literal: much faster than ``^`` with re.M on big items).
+# One pass per item: top-level keys (and their values), metadata's direct name/namespace, and a
+# line of the top level or two deeper that starts with no simple key (the last group: a quoted,
+# complex or merge key, a flow collection, an anchor, an alias, a tag, a directive, a block scalar
+# indicator, a JSON document too; its key could be any of the header's: unsure). Anchored on a
+# newline (a literal: much faster than ``^`` with re.M on big items). Each line is tried once and
+# matches at most one branch (the first character after the indent tells them apart), so this is
+# the two searches it replaces, in one pass (``tests/test_scan_passes.py``).
 _HEAD = {
-    True: re.compile(r"\n(?:- |  )(?:([A-Za-z_][\w.-]*):([^\n]*)|  (name|namespace):([^\n]*))"),
-    False: re.compile(r"\n(?:([A-Za-z_][\w.-]*):([^\n]*)|  (name|namespace):([^\n]*))"),
-}
-
-
-# A line of the top level or two deeper that starts with no simple key: a quoted, complex or merge
-# key, a flow collection, an anchor, an alias, a tag, a directive, a block scalar indicator (a
-# JSON document too). Its key could be any of the header's: unsure.
-_HEAD_ODD = {
-    True: re.compile(r"\n(?:- |  )(?:  )?[\"'?{\[<&*!%@`|>]"),
-    False: re.compile(r"\n(?:  )?[\"'?{\[<&*!%@`|>]"),
+    True: re.compile(
+        r"\n(?:- |  )(?:([A-Za-z_][\w.-]*):([^\n]*)|  (name|namespace):([^\n]*)"
+        r"|(?:  )?([\"'?{\[<&*!%@`|>]))"
+    ),
+    False: re.compile(
+        r"\n(?:([A-Za-z_][\w.-]*):([^\n]*)|  (name|namespace):([^\n]*)|(?:  )?([\"'?{\[<&*!%@`|>]))"
+    ),
 }
 
 
@@ -60,18 +61,17 @@ def scan_header(text: str, item_form: bool) -> tuple[str, str, str, str] | None:
     """
     if "\r" in text or open_scalar(text):
         return None  # CRLF line ends; a scalar over several lines (its lines are no keys)
-    if _HEAD_ODD[item_form].search("\n" + text) is not None:
-        return None
     top: dict[str, str] = {}
     meta: dict[str, str] = {}
     current = ""
-    for match in _HEAD[item_form].finditer("\n" + text):
-        key, value, meta_key, meta_value = match.groups()
-        if key is not None:
+    for key, value, meta_key, meta_value, odd in _HEAD[item_form].findall("\n" + text):
+        if key:
             if key in top:
                 return None
             current = key
             top[key] = value
+        elif odd:
+            return None
         elif current == "metadata":
             if meta_key in meta:
                 return None
@@ -80,14 +80,34 @@ def scan_header(text: str, item_form: bool) -> tuple[str, str, str, str] | None:
         return None
     if top.get("metadata", "").split(" #", 1)[0].strip():
         return None
-    api_version = clean_scalar(top["apiVersion"])
-    kind = clean_scalar(top["kind"])
+    api_version = _clean_kept(top["apiVersion"])
+    kind = _clean_kept(top["kind"])
     name = clean_scalar(meta["name"])
-    namespace = clean_scalar(meta["namespace"]) if "namespace" in meta else ""
+    namespace = _clean_kept(meta["namespace"]) if "namespace" in meta else ""
     if api_version is None or kind is None or name is None or namespace is None:
         return None
-    # Interned: thousands of items share a few apiVersions, kinds and namespaces.
-    return intern(api_version), intern(kind), name, intern(namespace)
+    return api_version, kind, name, namespace
+
+
+# The values of apiVersion, kind and namespace as read (``" v1"``) -> clean_scalar's answer,
+# interned: thousands of items share a few of them (a dict look-up instead of the checks).
+_CLEAN: dict[str, str | None] = {}
+
+
+def _clean_kept(raw: str) -> str | None:
+    """:func:`clean_scalar` of ``raw``, interned, kept for the next item."""
+    try:
+        return _CLEAN[raw]
+    except KeyError:
+        pass
+    value = clean_scalar(raw)
+    if value is not None:
+        value = intern(value)
+    if len(raw) <= 256:
+        if len(_CLEAN) >= 1024:
+            _CLEAN.clear()
+        _CLEAN[raw] = value
+    return value
 
 
 _MAP_KEY = re.compile(r"([A-Za-z0-9][A-Za-z0-9._/-]*): ?(.*)")

@@ -190,12 +190,14 @@ def list_append_point(
     return sum(len(line) + 1 for line in view[:insert_at]), head, indent
 
 
-# kpt's regular layout, as the general path reads it (``_find_key``): a line two deep or less
-# that is not blank, a comment, a compact list entry or a simple ``key:`` line.
-_ODD_TOP = re.compile(
-    r"\n(?: ?(?=[^ \n#])|  (?=[^ \n#])(?!- |-\n|[A-Za-z0-9][A-Za-z0-9._/-]*:[ \n]))"
+# kpt's regular layout, as the general path reads it (``_find_key``), in one pass over the
+# item's lines: each top-level key (``  key:`` two deep, simple), and "" for a line two deep or
+# less that is not blank, a comment, a compact list entry or such a key line (odd: the general
+# path's). A line is tried once, as a key line first, so the second branch need not exclude key
+# lines again. ``tests/test_scan_passes.py`` holds it to the two searches it replaced.
+_TOP_LINE = re.compile(
+    r"\n(?:  ([A-Za-z0-9][A-Za-z0-9._/-]*):(?=[ \n])|(?: ?|  (?!- |-\n))(?=[^ \n#]))"
 )
-_TOP_KEY = re.compile(r"\n  ([A-Za-z0-9][A-Za-z0-9._/-]*):(?=[ \n])")
 # metadata's entries: the first a key four deep, then keys or list entries four deep or deeper
 # lines; no blank lines, no comments.
 _META_BLOCK = re.compile(
@@ -216,16 +218,15 @@ def _set_metadata_entry(text: str, section: str, key: str, value: str) -> str | 
     four deep with no comments or blank lines; the section's entries ``key: value`` lines six
     deep. Anything else (a layout the general path refuses included) is left to it.
     """
-    rendered = _entry_value(section, key, value)
-    if rendered is None or not text.startswith("- ") or not text.endswith("\n"):
+    texts = _entry_value(section, key, value)
+    if texts is None or not text.startswith("- ") or not text.endswith("\n"):
         return None
+    rendered, new_section, new_entry = texts
     if "\t" in text or "\r" in text:
         return None
     view = "\n  " + text[2:]  # the first line as the others: two spaces deep
-    if _ODD_TOP.search(view) is not None:
-        return None
-    top = _TOP_KEY.findall(view)
-    if len(set(top)) != len(top):
+    top = _TOP_LINE.findall(view)  # the top-level keys, "" for an odd line
+    if "" in top or len(set(top)) != len(top):
         return None
     meta = view.find("\n  metadata:\n") + 13  # where metadata's entries start
     if meta == 12:
@@ -242,8 +243,7 @@ def _set_metadata_entry(text: str, section: str, key: str, value: str) -> str | 
     if len(set(keys)) != len(keys):
         return None
     if section not in keys:
-        insert = f"    {section}:\n      {key}: {rendered}\n"
-        return _edited(text, block_end - 1, 0, insert)
+        return _edited(text, block_end - 1, 0, new_section)
     head = view.find(f"\n    {section}:", meta - 1, block_end) + 1
     entries_at = head + 6 + len(section)
     if view[entries_at - 1] != "\n":
@@ -258,7 +258,7 @@ def _set_metadata_entry(text: str, section: str, key: str, value: str) -> str | 
     if len(set(names)) != len(names):
         return None
     if key not in names:
-        return _edited(text, after - 1, 0, f"      {key}: {rendered}\n")
+        return _edited(text, after - 1, 0, new_entry)
     line = view.find(f"\n      {key}:", entries_at - 1, after) + 1
     line_end = view.index("\n", line)
     match = _KEY_BODY.fullmatch(view, line + 6, line_end)
@@ -269,14 +269,16 @@ def _set_metadata_entry(text: str, section: str, key: str, value: str) -> str | 
     return _edited(text, line - 1, line_end - line, f"      {key}: {new_value}")
 
 
-# (section, key, value) -> the value's text when the three are simple, else None: a function
-# writes one label to thousands of items (two regex matches and three quoting checks each).
-_ENTRY_VALUES: dict[tuple[str, str, str], str | None] = {}
+# (section, key, value) -> the texts :func:`_entry_value` gives, or None: a function writes one
+# label to thousands of items (two regex matches and three quoting checks each), and each item
+# keeps the lines it inserted (its patch): one string for them all, not one each (memory).
+_ENTRY_VALUES: dict[tuple[str, str, str], tuple[str, str, str] | None] = {}
 
 
-def _entry_value(section: str, key: str, value: str) -> str | None:
-    """The text :func:`render_scalar` gives ``value``, or None when it gives none or when
-    ``section`` or ``key`` is not a simple key (kept for short strings)."""
+def _entry_value(section: str, key: str, value: str) -> tuple[str, str, str] | None:
+    """(the text :func:`render_scalar` gives ``value``, the lines of a new ``section`` holding
+    the entry, the entry's line), or None when it gives none or when ``section`` or ``key`` is
+    not a simple key (kept for short strings)."""
     asked = (section, key, value)
     if asked in _ENTRY_VALUES:
         return _ENTRY_VALUES[asked]
@@ -284,11 +286,15 @@ def _entry_value(section: str, key: str, value: str) -> str | None:
     for name in (section, key):
         if not _SIMPLE.match(name) or needs_quotes(name):
             rendered = None
+    texts = None
+    if rendered is not None:
+        entry = f"      {key}: {rendered}\n"
+        texts = (rendered, f"    {section}:\n{entry}", entry)
     if len(value) + len(key) <= 256:
         if len(_ENTRY_VALUES) >= 1024:
             _ENTRY_VALUES.clear()
-        _ENTRY_VALUES[asked] = rendered
-    return rendered
+        _ENTRY_VALUES[asked] = texts
+    return texts
 
 
 _KEY_BODY = re.compile(r"([A-Za-z0-9][A-Za-z0-9._/-]*):(?: (.*))?")
@@ -310,11 +316,21 @@ def _edited(text: str, at: int, removed: int, inserted: str) -> str:
 def last_edit(text: str, new: str) -> tuple[int, int, str] | None:
     """(offset, characters replaced, replacement) of the edit that made ``new`` of ``text``
     when :func:`splice_set` just made it so (the very strings), else None: the caller then
-    finds what differs itself."""
+    finds what differs itself. An equal edit given before is that same tuple (the storage keeps
+    it as the item's patch: thousands of items labelled alike hold one)."""
     old, made, at, removed, inserted = _LAST_EDIT[0]
-    if made is new and old is text:
-        return at, removed, inserted
-    return None
+    if made is not new or old is not text:
+        return None
+    edit = (at, removed, inserted)
+    kept = _EDITS.get(edit)
+    if kept is None:
+        if len(_EDITS) >= 256:
+            _EDITS.clear()
+        kept = _EDITS[edit] = edit
+    return kept
+
+
+_EDITS: dict[tuple[int, int, str], tuple[int, int, str]] = {}  # the last edits, each one tuple
 
 
 def _append_entries(
