@@ -245,18 +245,19 @@ def test_no_new_eager_import(function: str) -> None:
 # them): 52 for the merger and the preparer, 44 for nfdeploy. What is left is used by
 # every run (the reader, the scan) or is on a per-item path where re's cache lookup would cost
 # more than the compile; the gate's (krmlib/_io/gate.py, glance.py) are for its helper.
-# Round five: the gate's unwritable and escaped patterns (a class past U+00FF is built as a
-# 64K-entry table, 4.3 M instructions) are text for re.search on the rare path.
+# Round five: the gate's unwritable, escaped and subdomain patterns (a class past U+00FF is built
+# as a 64K-entry table, 4.3 M instructions) are text for re on the rare path; the path scan's
+# block ends per indent, new files' names and topology-to-pvs's revisions compiled on first use.
 COMPILED_AT_IMPORT = {
-    "applyset-labeler": 40,
-    "dnn-generator": 40,
-    "interface-expander": 40,
-    "ipam-allocator": 40,
-    "merger": 42,
-    "nad-generator": 40,
-    "nfdeploy": 41,
-    "preparer": 42,
-    "topology-to-pvs": 42,
+    "applyset-labeler": 34,
+    "dnn-generator": 34,
+    "interface-expander": 34,
+    "ipam-allocator": 34,
+    "merger": 36,
+    "nad-generator": 34,
+    "nfdeploy": 35,
+    "preparer": 36,
+    "topology-to-pvs": 34,
 }
 
 _COUNT_COMPILES = """\

@@ -127,9 +127,8 @@ def _ascii_writable(text: str) -> bool:
 
 
 # Names, one a line, each a DNS-1123 subdomain (``names._SUBDOMAIN``): a chunk's at once.
-_SUBDOMAIN_LINES = re.compile(
-    r"(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*\n)*"
-)
+# Text for re.fullmatch, compiled on first use (re caches it): a run with no new names has none.
+_SUBDOMAIN_LINES = r"(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*\n)*"
 
 
 def _names_ok(names_: list[str]) -> bool:
@@ -142,7 +141,7 @@ def _names_ok(names_: list[str]) -> bool:
     return (
         joined.count("\n") == len(names_)
         and max(map(len, names_)) <= names.MAX_SUBDOMAIN
-        and _SUBDOMAIN_LINES.fullmatch(joined) is not None
+        and re.fullmatch(_SUBDOMAIN_LINES, joined) is not None
     )
 
 
