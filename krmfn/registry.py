@@ -4,7 +4,7 @@ Everything that lists the functions reads this: the ``krmfn`` command and each `
 console script, ``--help`` (the function's README.md), the smoke, bad-input and golden tests, the
 catalog metadata test. A new function is one line here, one folder ``krmfn/<name>/`` (with
 ``README.md``, ``metadata.yaml`` and the one-line ``__main__.py``), a ``[project.scripts]`` entry
-and ``testdata/<name>/`` cases.
+(``krmfn.start:<name>``: :mod:`krmfn.start`) and ``testdata/<name>/`` cases.
 
 Nothing here imports a function until it runs: ``krmfn --help`` stays cheap.
 """
@@ -126,12 +126,18 @@ BY_NAME = {function.name: function for function in FUNCTIONS}
 
 
 def entry_point(package: str, module: str = "") -> Callable[[], int]:
-    """``main`` of ``<package>.__main__``: the console script of the function in ``package``;
+    """``main`` of ``<package>.__main__`` and the console script (:mod:`krmfn.start`) of the
+    function in ``package``;
     run at once (its exit status the process's) when ``module`` is ``"__main__"`` (``python -m
     krmfn.<name>``), so each ``__main__.py`` is the one line that calls this."""
     function = next(f for f in FUNCTIONS if f.package == package)
 
     def main() -> int:
+        # The cyclic collector off from here (the console scripts turned it off before the
+        # function's package loaded: krmfn.start): krmlib's runner turns it off for the run
+        # anyway, and ``python -m`` of a package that loads on first use (the merger,
+        # ipam-allocator) would collect over the modules as they import (issue 37).
+        gc.disable()
         # At exit, no last collection over every object the run made (about 5% of a small
         # run's instructions, issue 37): the output is written and flushed by then.
         atexit.register(gc.freeze)

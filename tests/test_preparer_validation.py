@@ -239,7 +239,9 @@ def test_validate_plugins_need_tko_command_protocol() -> None:
 # the walk runs only on an item the check refuses, so the check must accept exactly what the walk
 # finds no problem in, on every vendored schema.
 
-SCHEMA_KINDS = sorted(tuple(path.stem.split("_", 1)) for path in validation.SCHEMAS.glob("*.json"))
+SCHEMA_KINDS = sorted(
+    tuple(path.stem.split("_", 1)) for path in Path(validation.SCHEMAS).glob("*.json")
+)
 
 
 def _from_schema(schema: dict[str, Any], depth: int = 0) -> st.SearchStrategy[object]:

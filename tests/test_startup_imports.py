@@ -124,6 +124,7 @@ for _function in NOT_IN:
     NOT_IN[_function] |= {"datetime", "shutil", "fractions", "decimal"}
 NOT_IN["nfdeploy"] |= {"ipaddress"}
 NOT_IN["applyset-labeler"] |= {"pathlib"}
+NOT_IN["preparer"] |= {"pathlib"}  # round five: a path is made only where a file is named
 
 # What a run may import beyond a bare interpreter running the wrapper below (issue 37): any other
 # module fails the test, so a new eager import is a decision (add it here with its reason), not
@@ -141,11 +142,9 @@ AT_START_FOR = {
     "applyset-labeler": {"base64", "binascii", "struct", "contextvars"},  # the ApplySet id
     "merger": {"contextvars"},  # krmlib._io.confine: reads confined to the package
     "ipam-allocator": {"contextvars"},
-    # pathlib (fnmatch, urllib, ipaddress, ntpath, errno; on 3.13 also glob, grp, pwd), json:
-    # the vendored schemas it reads
-    "preparer": {"contextvars", "pathlib", "fnmatch", "urllib", "ipaddress", "ntpath", "errno"}
-    | {"glob", "grp", "pwd"}
-    | {"json"},
+    # json: the vendored schema it reads. Not pathlib (with urllib and ipaddress, about 18 M
+    # instructions): the schemas' folder is a string, the read roots only for a catalog folder.
+    "preparer": {"contextvars", "json"},
 }
 AT_ERROR = {"difflib", "heapq"}  # "did you mean" in an invalid config's message
 # Runs that write an item through the round trip: none since the merger's fresh copies are cut
@@ -246,16 +245,19 @@ def test_no_new_eager_import(function: str) -> None:
 # them): 52 for the merger and the preparer, 44 for nfdeploy. What is left is used by
 # every run (the reader, the scan) or is on a per-item path where re's cache lookup would cost
 # more than the compile; the gate's (krmlib/_io/gate.py, glance.py) are for its helper.
+# Round five: the gate's unwritable, escaped and subdomain patterns (a class past U+00FF is built
+# as a 64K-entry table, 4.3 M instructions) are text for re on the rare path; the path scan's
+# block ends per indent, new files' names and topology-to-pvs's revisions compiled on first use.
 COMPILED_AT_IMPORT = {
-    "applyset-labeler": 42,
-    "dnn-generator": 42,
-    "interface-expander": 42,
-    "ipam-allocator": 42,
-    "merger": 44,
-    "nad-generator": 42,
-    "nfdeploy": 43,
-    "preparer": 44,
-    "topology-to-pvs": 44,
+    "applyset-labeler": 34,
+    "dnn-generator": 34,
+    "interface-expander": 34,
+    "ipam-allocator": 34,
+    "merger": 36,
+    "nad-generator": 34,
+    "nfdeploy": 35,
+    "preparer": 36,
+    "topology-to-pvs": 34,
 }
 
 _COUNT_COMPILES = """\
@@ -289,6 +291,84 @@ def test_patterns_compiled_at_import(function: str) -> None:
         check=True,
     )
     assert int(done.stdout) <= COMPILED_AT_IMPORT[function], done.stdout
+
+
+# A string compiled in a run (``compile(text, ..., "eval")``): each ``typing.ForwardRef`` does it
+# (a NamedTuple field with a postponed annotation, ``TypeVar(bound="Name")``,
+# ``typing.get_type_hints``), and the first builds the AST types: about 10 M instructions, a
+# quarter of what issue 37 asked to cut. None in these functions' runs, whatever the config's form
+# (records are slotted classes, type variables bound by name are the checker's, a Record's
+# annotations are read with eval). The others still make NamedTuples with postponed annotations
+# (krmlib's Condition, OwnerKey, ChildChange; the Nephio records).
+NO_FORWARD_REF = ("merger", "preparer")
+_COUNT_EVAL_COMPILES = """\
+import builtins, atexit, runpy, sys
+compiled = []
+_compile = builtins.compile
+def counting(source, *args, **kwargs):
+    if isinstance(source, str):
+        compiled.append(source)
+    return _compile(source, *args, **kwargs)
+builtins.compile = counting
+atexit.register(lambda: sys.stderr.write(f"COMPILED {compiled!r}\\n"))
+sys.argv = [sys.argv[1]]
+runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize("form", FORMS)
+@pytest.mark.parametrize("function", NO_FORWARD_REF)
+def test_no_annotation_is_compiled_at_start_up(function: str, form: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _COUNT_EVAL_COMPILES, BY_NAME[function].package],
+        input=_input(function, form),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    listed = [line for line in done.stderr.splitlines() if line.startswith("COMPILED ")]
+    assert len(listed) == 1, done.stderr[-2000:]
+    assert "kind: ResourceList" in done.stdout
+    assert listed[0] == "COMPILED []", listed[0]
+
+
+_COUNT_COLLECTIONS = """\
+import gc, sys
+collections = []
+gc.callbacks.append(lambda phase, info: phase == "start" and collections.append(info))
+from krmfn import start
+main = getattr(start, sys.argv[1].replace("-", "_"))
+from krmfn.registry import BY_NAME
+BY_NAME[sys.argv[1]].load()  # what main() imports before it reads stdin
+print(len(collections), gc.isenabled())
+"""
+
+
+@pytest.mark.parametrize("function", sorted(CONFIGS))
+def test_the_console_script_loads_without_collecting(function: str) -> None:
+    """``krmfn-<name>`` is ``krmfn.start:<name>``, which turns the cyclic collector off before
+    the function's modules load: they live until exit, and the collector ran about 20 times over
+    them (5-8 M instructions, issue 37)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _COUNT_COLLECTIONS, function],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.split() == ["0", "False"], done.stdout
+
+
+def test_start_has_only_the_functions() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "from krmfn.start import nope"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1 and "ImportError" in done.stderr
 
 
 def test_the_process_ends_without_a_last_collection() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from krmlib import ConfigError, FunctionPackage, Items, KrmError, KubeObject, read_roots
 from krmlib.packages import check_readable, read_objects
@@ -14,11 +14,19 @@ if TYPE_CHECKING:  # pathlib only when the config names files
     from pathlib import Path
 
 
-class Inputs(NamedTuple):
-    objects: list[KubeObject]
-    inline: int = 0  # the first ``inline`` objects come from spec.resources
-    # Package files that hold merge inputs: their items are sources, not merge targets.
-    package_files: tuple[str, ...] = ()
+class Inputs:
+    """The merge inputs: a slotted class, not a NamedTuple, whose postponed annotations would
+    make ``typing.ForwardRef``s, compiled at start-up (issue 37)."""
+
+    __slots__ = ("inline", "objects", "package_files")
+
+    def __init__(
+        self, objects: list[KubeObject], inline: int = 0, package_files: tuple[str, ...] = ()
+    ) -> None:
+        self.objects = objects
+        self.inline = inline  # the first ``inline`` objects come from spec.resources
+        # Package files that hold merge inputs: their items are sources, not merge targets.
+        self.package_files = package_files
 
     def locate(self, exc: KrmError, function_config: KubeObject | None) -> KrmError:
         """An error about an inline input, told as an error of the config that holds it."""

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from krmfn.tko import (
     ANN_CATALOG_ID,
@@ -20,6 +19,9 @@ from krmfn.tko import (
 from krmfn.tko.patterns import value_pattern
 from krmlib import Items, KrmError, KubeObject, Results, default_file_name, is_kptfile, text_of
 from krmlib.packages import check_readable, kptfile_folders, read_package
+
+if TYPE_CHECKING:  # pathlib (urllib, ipaddress) where a path is made: not a start-up cost
+    from pathlib import Path
 
 KINDS = {"templates": "Template", "sites": "Site"}
 SPEC_ID = {"templates": "templateId", "sites": "siteId"}

@@ -7,8 +7,7 @@ import contextlib
 import contextvars
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from krmfn.tko import (
     ANN_CATALOG_ID,
@@ -23,6 +22,9 @@ from krmlib.packages import read_package, write_package
 
 from .catalog import Catalog, CatalogEntry, entry_metadata, with_template
 from .package import PackageView
+
+if TYPE_CHECKING:  # pathlib (urllib, ipaddress) where a path is made: not a start-up cost
+    from pathlib import Path
 
 PROVISIONED = "provisioned"
 

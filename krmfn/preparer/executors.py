@@ -9,7 +9,6 @@ import contextvars
 import os
 import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from krmfn.tko import is_prepared
@@ -21,6 +20,7 @@ from .plugins import Outcome, PluginContext, resolve_upward
 
 if TYPE_CHECKING:
     import subprocess
+    from pathlib import Path  # at run time where a path is made: not a start-up cost
 
 T = TypeVar("T")
 PLUGIN_CONFIG_NAME = "preparer-plugin"
@@ -62,6 +62,8 @@ def exec_command(spec: PluginSpec, root: Path | None) -> list[str]:
             raise KrmError(f"{spec.label}: {program} not found {where}")
         program = str(found)
     if "/" in program:  # a file the config names: inside the package tree (or allowed)
+        from pathlib import Path
+
         check_readable(Path(program), read_roots(root), f"{spec.label}: program")
     else:
         program = shutil.which(program) or program
@@ -267,6 +269,7 @@ def run_tko(ctx: PluginContext) -> Outcome:
     own = ctx.own()
     target = ctx.target
     import tempfile
+    from pathlib import Path
 
     with tempfile.TemporaryDirectory(prefix="krmfn-plugin-") as tmp:
         log_file = Path(tmp) / "plugin.log"

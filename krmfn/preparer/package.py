@@ -11,9 +11,12 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Iterable
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from krmlib import FunctionPackage, Items, KubeObject, is_kptfile
+
+if TYPE_CHECKING:  # pathlib (urllib, ipaddress) where a path is made: not a start-up cost
+    from pathlib import Path
 
 
 class PackageView:
@@ -30,6 +33,8 @@ class PackageView:
     def of(cls, items: Iterable[KubeObject]) -> PackageView:
         objects = list(items)
         root = FunctionPackage.of(objects).folder  # the rendered package's folder (or None)
+        if root:
+            from pathlib import Path  # a package on disk: not a start-up cost
         view = cls(Path(root) if root else None, set())
         subs = {
             posixpath.dirname(view.file_of(o))

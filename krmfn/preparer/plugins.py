@@ -10,7 +10,6 @@ import io
 import os
 import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from krmlib import Items, KrmError, KubeObject, Results
@@ -19,6 +18,8 @@ from .config import PluginSpec
 from .package import PackageView
 
 if TYPE_CHECKING:
+    from pathlib import Path  # at run time where a path is made: not a start-up cost
+
     from .client import DataClient
 
 ENTRY_POINT_GROUP = "krmfn.preparers"
@@ -112,6 +113,8 @@ Plugin = Callable[[PluginContext], "Outcome | bool | None"]
 
 def resolve_upward(relative: str, start: Path | None) -> Path | None:
     """``relative`` against ``start`` and then each of its parents: the first that exists."""
+    from pathlib import Path  # where a plugin or the catalog is named: not a start-up cost
+
     if start is None:
         path = Path(relative)
         return path.resolve() if path.exists() else None

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from krmfn.tko import (
     APPROVED,
@@ -30,6 +29,9 @@ from .package import PackageView
 from .plugins import Outcome, Plugin, PluginContext, load_python, properties_of, resolve_upward
 from .topology import BUILTINS, DEFAULT_REGISTRATIONS, check_placements
 from .validation import validate_package
+
+if TYPE_CHECKING:  # pathlib (urllib, ipaddress) where a path is made: not a start-up cost
+    from pathlib import Path
 
 GVK = tuple[str, str]
 Identity = tuple[str, str, str, str]
@@ -90,6 +92,8 @@ def catalog_folder(config: Config, root: Path | None) -> Path | None:
     if not config.catalog:
         return None
     if os.path.isabs(config.catalog):
+        from pathlib import Path  # a catalog named: not a start-up cost
+
         return Path(config.catalog)
     return resolve_upward(config.catalog, root)
 
@@ -108,7 +112,9 @@ def process(rl: ResourceList, config: Config) -> None:
         return
     registry = Registry(config)
     inline = [o for o in own if o.group == TKO_API.split("/")[0]]
-    catalog = load_catalog(folder, inline, rl.results, read_roots(view.root))
+    # the roots only check a catalog folder: without one, no path is made (pathlib, issue 37)
+    roots = read_roots(view.root) if folder is not None else None
+    catalog = load_catalog(folder, inline, rl.results, roots)
     if not check_placements(own, catalog, registry.is_builtin_placement, rl.results):
         return
     if any(plugin.python for plugin in config.plugins):

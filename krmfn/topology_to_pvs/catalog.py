@@ -21,7 +21,7 @@ from .downstream import package_name
 from .pvs import LABEL_DEPLOYMENT, LABEL_INSTANCE, template_labels
 from .topology import Instance, NFClass, Topology
 
-_NUMBER = re.compile(r"^v?(\d+)\Z")
+_NUMBER = r"^v?(\d+)\Z"  # for re.match, compiled on first use (issue 37)
 
 
 PackageIndex = dict[tuple[str, str], list[KubeObject]]
@@ -39,7 +39,7 @@ def index_revisions(revisions: Iterable[KubeObject]) -> PackageIndex:
 def _number(value: object) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    match = _NUMBER.match(str(value))
+    match = re.match(_NUMBER, str(value))
     return int(match.group(1)) if match else None
 
 

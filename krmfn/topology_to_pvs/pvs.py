@@ -47,7 +47,7 @@ CAPACITY_FIELDS = (
 )  # spec of req.nephio.org_capacities.yaml (nephio-project/catalog @5e1a968e)
 CAPACITY_FUNCTION = "ghcr.io/kptdev/krm-functions-catalog/search-replace:v0.2.1"
 
-_REVISION = re.compile(r"^v?(\d+)\Z")
+_REVISION = r"^v?(\d+)\Z"  # for re.match, compiled on first use (issue 37)
 
 
 def pvs_name(topology: Topology, instance: Instance) -> str:
@@ -105,7 +105,7 @@ def revision(value: Any, config: Config, instance: Instance) -> Any:
         return str(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    match = _REVISION.match(str(value))
+    match = re.match(_REVISION, str(value))
     if match is None:
         raise KrmError(
             f"revision {value!r} has no revision number: current Porch (PackageVariantSet "

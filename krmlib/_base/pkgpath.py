@@ -11,7 +11,7 @@ from .errors import InputError, KrmError
 if TYPE_CHECKING:
     from krmlib._model.object import KubeObject
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._/-]")
+_UNSAFE = r"[^A-Za-z0-9._/-]"  # for re.sub, compiled on first use: a new file's name only
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _DRIVE = re.compile(r"^[A-Za-z]:")
 PATH_ANNOTATIONS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
@@ -57,4 +57,4 @@ def check_path_annotations(obj: KubeObject) -> None:
 
 def default_file_name(kind: str, name: str) -> str:
     """kpt's default file for a new item: ``<lower kind>_<name>.yaml``."""
-    return f"{kind.lower()}_{_UNSAFE.sub('-', name)}.yaml"
+    return f"{kind.lower()}_{re.sub(_UNSAFE, '-', name)}.yaml"

@@ -28,9 +28,10 @@ if TYPE_CHECKING:
 
     from .records import FieldInfo, FunctionConfig, Record
 
+    C = TypeVar("C", bound="FunctionConfig")  # for the checker only: no ForwardRef at run time
+    R = TypeVar("R", bound="Record")
+
 API_VERSION = "krmfn.dev/v1alpha1"
-C = TypeVar("C", bound="FunctionConfig")
-R = TypeVar("R", bound="Record")
 Loc = tuple[str | int, ...]
 ErrorDict = dict[str, Any]
 Shape = tuple[Any, ...]  # an annotation as the walker reads it (records._shape)

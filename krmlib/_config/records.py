@@ -30,6 +30,7 @@ Why not pydantic: importing it costs about 100 ms, more than a function's whole 
 
 from __future__ import annotations
 
+import sys
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -38,12 +39,13 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, Union, get_ar
 from . import parse as _parse
 from .parse import API_VERSION, MISSING, Form
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # type variables for the checker: a bound by name makes a ForwardRef, whose
+    # compile() builds the AST types (about 10 M instructions at start-up, issue 37)
     from krmlib._model.object import KubeObject
 
-T = TypeVar("T")
-R = TypeVar("R", bound="Record")
-C = TypeVar("C", bound="FunctionConfig")
+    T = TypeVar("T")
+    R = TypeVar("R", bound="Record")
+    C = TypeVar("C", bound="FunctionConfig")
 Shape = tuple[Any, ...]  # an annotation as the validator reads it (_shape)
 
 
@@ -131,7 +133,7 @@ class _Schema:
         self.fields: dict[str, FieldInfo] = {}
         # per field: name, info, shape, steps (its validators; None: its type), has limits
         self.plan: list[tuple[str, FieldInfo, Shape, tuple[_Hook | None, ...], bool]] = []
-        for name, annotation in typing.get_type_hints(cls).items():
+        for name, annotation in _hints(cls).items():
             if name.startswith("_") or get_origin(annotation) is ClassVar:
                 continue
             declared = getattr(cls, name, MISSING)
@@ -153,6 +155,44 @@ class _Schema:
                 raise TypeError(f"{cls.__name__}: a validator names unknown fields {unknown}")
         self.before = [h for h in hooks if h.kind == "model" and h.mode == "before"]
         self.after = [h for h in hooks if h.kind == "model" and h.mode == "after"]
+
+
+def _hints(cls: type[Record]) -> dict[str, Any]:
+    """``typing.get_type_hints(cls)`` without ``typing.ForwardRef``: each postponed annotation is
+    evaluated with ``eval`` in its class's namespace and module, as get_type_hints does, but
+    ForwardRef's ``compile()`` would build the AST types (about 10 M instructions, issue 37).
+    Anything eval does not settle plainly (a name it cannot find, a quoted name left inside,
+    ``Annotated``) is left to get_type_hints, for its answer and its error."""
+    hints: dict[str, Any] = {}
+    try:
+        for base in reversed(cls.__mro__):
+            namespace = dict(vars(base))
+            annotations = namespace.get("__annotations__")
+            if not isinstance(annotations, dict) or not annotations:
+                continue
+            module = sys.modules.get(base.__module__)
+            for name, written in annotations.items():
+                value = (
+                    eval(written, namespace, vars(module) if module else {})
+                    if isinstance(written, str)
+                    else written
+                )
+                hints[name] = types.NoneType if value is None else value
+    except Exception:
+        return typing.get_type_hints(cls)
+    if not all(map(_settled, hints.values())):
+        return typing.get_type_hints(cls)
+    return hints
+
+
+def _settled(hint: Any) -> bool:
+    """Whether an evaluated annotation holds no name left to evaluate (nor ``Annotated``)."""
+    if isinstance(hint, (str, typing.ForwardRef)):
+        return False
+    origin = get_origin(hint)
+    if origin is Literal:
+        return True
+    return origin is not typing.Annotated and all(map(_settled, get_args(hint)))
 
 
 def camel_case(name: str) -> str:

@@ -316,7 +316,7 @@ def check_text(pieces: list[Any], rl: ResourceList) -> list[Result]:
     if _text_clean_at_a_glance(pieces):
         return []
     for piece in pieces:
-        if type(piece) is str and (_UNWRITABLE.search(piece) or _ESCAPED.search(piece)):
+        if type(piece) is str and (re.search(_UNWRITABLE, piece) or re.search(_ESCAPED, piece)):
             break
     else:
         return []
@@ -344,7 +344,7 @@ def check_text(pieces: list[Any], rl: ResourceList) -> list[Result]:
 
 
 def _check_text(text: str, obj: KubeObject) -> None:
-    bad = _UNWRITABLE.search(text) or _ESCAPED.search(text)
+    bad = re.search(_UNWRITABLE, text) or re.search(_ESCAPED, text)
     if bad is None:
         return
     char = bad.group()
@@ -375,7 +375,7 @@ def _written_field(obj: KubeObject) -> str | None:
 
 def _holds_unwritable(value: Any) -> bool:
     if isinstance(value, str):
-        return _UNWRITABLE.search(value) is not None
+        return re.search(_UNWRITABLE, value) is not None
     if isinstance(value, dict):
         return any(_holds_unwritable(k) or _holds_unwritable(v) for k, v in value.items())
     if isinstance(value, list):

@@ -16,12 +16,13 @@ if TYPE_CHECKING:
 
 # What YAML cannot hold as text (a NUL, other C0 controls but tab and newlines, DEL, C1
 # controls but NEL, lone surrogates, U+FFFE/U+FFFF): the reader refuses an input that has them.
-_UNWRITABLE = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x80-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]"
-)
+# Text given to re.search, compiled on first use (re caches it): only a text the glance doubts
+# gets here, and a class past U+00FF is built as a 64K-entry table, about 4 M instructions at
+# every start (issue 37).
+_UNWRITABLE = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x80-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]"
 # Characters the reader refuses even escaped (``"\0"``, ``"\ud800"``): what the emitters write
-# for a NUL or a lone surrogate in a value.
-_ESCAPED = re.compile(r"\\(?:0|x0|u0000|[uU]0*[dD][89a-fA-F][0-9a-fA-F]{2})")
+# for a NUL or a lone surrogate in a value. Text, as _UNWRITABLE.
+_ESCAPED = r"\\(?:0|x0|u0000|[uU]0*[dD][89a-fA-F][0-9a-fA-F]{2})"
 
 
 # A path annotation the fast check is sure of: segments of letters, digits, '_', '-' and '.',
@@ -119,16 +120,15 @@ def _text_clean_at_a_glance(pieces: list[Any]) -> bool:
 
 
 def _ascii_writable(text: str) -> bool:
-    if not text.isascii() or ("\\" in text and _ESCAPED.search(text)):  # `in`: a fast find
+    if not text.isascii() or ("\\" in text and re.search(_ESCAPED, text)):  # `in`: a fast find
         return False
     data = text.encode("ascii")
     return len(data.translate(None, _UNWRITABLE_ASCII)) == len(data)
 
 
 # Names, one a line, each a DNS-1123 subdomain (``names._SUBDOMAIN``): a chunk's at once.
-_SUBDOMAIN_LINES = re.compile(
-    r"(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*\n)*"
-)
+# Text for re.fullmatch, compiled on first use (re caches it): a run with no new names has none.
+_SUBDOMAIN_LINES = r"(?:[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*\n)*"
 
 
 def _names_ok(names_: list[str]) -> bool:
@@ -141,7 +141,7 @@ def _names_ok(names_: list[str]) -> bool:
     return (
         joined.count("\n") == len(names_)
         and max(map(len, names_)) <= names.MAX_SUBDOMAIN
-        and _SUBDOMAIN_LINES.fullmatch(joined) is not None
+        and re.fullmatch(_SUBDOMAIN_LINES, joined) is not None
     )
 
 

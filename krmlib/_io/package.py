@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from krmlib._base.errors import KrmError
 from krmlib._base.pkgpath import check_relative_path, default_file_name
@@ -283,11 +283,17 @@ def read_package(
     return Package.read(folder, subpackages=subpackages, package_path=package_path, tree=tree).items
 
 
-class _Original(NamedTuple):
-    """One document as read: its text, and the annotated text the item had after reading."""
+class _Original:
+    """One document as read: its text, and the annotated text the item had after reading.
 
-    text: str
-    annotated: str
+    A slotted class: a NamedTuple's postponed annotations would each make a ``typing.ForwardRef``,
+    whose first ``compile()`` costs about 10 M instructions at every start (issue 37)."""
+
+    __slots__ = ("annotated", "text")
+
+    def __init__(self, text: str, annotated: str) -> None:
+        self.text = text
+        self.annotated = annotated
 
 
 class Package:

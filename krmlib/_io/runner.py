@@ -19,7 +19,7 @@ from .stdin import read_stdin
 if TYPE_CHECKING:  # the config layer loads only when a function has a config to parse
     from krmlib._config.records import FunctionConfig
 
-C = TypeVar("C", bound="FunctionConfig")
+    C = TypeVar("C", bound="FunctionConfig")  # for the checker only: no ForwardRef at run time
 # What the runner calls: the config is the function's config class, or None without one.
 Process = Callable[[ResourceList, Any], None]
 

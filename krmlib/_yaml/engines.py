@@ -46,7 +46,11 @@ _DEEP_FLOW = r"(?:[\[{]\s*){64}"  # compiled on first use (re caches it): not at
 MAX_INPUT = 512 * 1024 * 1024
 # compiled on first use (re caches it): not at start-up
 _PYTHON_TAG = r"!!python/|!<tag:yaml\.org,2002:python/|tag:yaml\.org,2002:python/"
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
+# Controls YAML refuses. The full set (with U+FFFE, U+FFFF) is for text that is not ASCII, compiled
+# on first use: a class past U+00FF is built as a 64K-entry table, about 2.6 M instructions at
+# every start (issue 37); str.isascii() is a flag, so ASCII text takes the small class.
+_CONTROL_ASCII = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL = r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]"
 _DEEP_SEQ = r"(?:-[ \t]+){100}"  # compiled on first use (re caches it): not at start-up
 
 
@@ -56,7 +60,7 @@ def check_bounds(text: str) -> bool:
     hold an alias (an anchor token and an alias token: without both, none can be valid)."""
     if len(text) > MAX_INPUT:
         raise InputError(f"input too large ({len(text)} characters, at most {MAX_INPUT})")
-    control = _CONTROL.search(text)
+    control = _CONTROL_ASCII.search(text) if text.isascii() else re.search(_CONTROL, text)
     if control:
         line = text.count("\n", 0, control.start()) + 1
         raise InputError(

@@ -209,7 +209,12 @@ def _value(text: str, at: int, indent: int, rest: str | None) -> object:
             return None
         # The reading ends before the next line as shallow as the key (comments, blank lines
         # are in): a block read before, in any item, is read alike (shared: values read-only).
-        block_end = _BLOCK_AFTER[indent].search(text, at) if indent in _BLOCK_AFTER else None
+        block_end = None
+        if indent in _BLOCK_INDENTS:
+            block_after = _BLOCK_AFTER.get(indent)
+            if block_after is None:
+                block_after = _BLOCK_AFTER[indent] = re.compile(r"\n {0,%d}(?=[^ \n#])" % indent)  # noqa: UP031
+            block_end = block_after.search(text, at)
         block = text[at : block_end.start() if block_end is not None else len(text)]
         if len(block) > _MEMO_BLOCK:
             block = ""
@@ -230,7 +235,10 @@ def _value(text: str, at: int, indent: int, rest: str | None) -> object:
     return _scalar(rest)
 
 
-_BLOCK_AFTER = {n: re.compile(r"\n {0,%d}(?=[^ \n#])" % n) for n in range(0, 9, 2)}  # noqa: UP031
+# The next line as shallow as a key at indent n, for n in _BLOCK_INDENTS: compiled on first use
+# (a run meets one or two of the five; each compile costs about 0.5 M instructions, issue 37).
+_BLOCK_INDENTS = frozenset(range(0, 9, 2))
+_BLOCK_AFTER: dict[int, re.Pattern[str]] = {}
 _MEMO_BLOCK, _MEMO_SIZE = 600, 4096  # longer blocks are read each time (~2 MB of text at most)
 _MAPS: dict[tuple[str, int], dict[str, object]] = {}
 
