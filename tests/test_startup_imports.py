@@ -333,11 +333,13 @@ def test_no_annotation_is_compiled_at_start_up(function: str, form: str) -> None
     assert listed[0] == "COMPILED []", listed[0]
 
 
+# Counted from krmfn.start on: its own import (krmfn's __init__ and start, compiled from source
+# when there is no bytecode, as under PYTHONDONTWRITEBYTECODE) may collect before it runs.
 _COUNT_COLLECTIONS = """\
 import gc, sys
 collections = []
-gc.callbacks.append(lambda phase, info: phase == "start" and collections.append(info))
 from krmfn import start
+gc.callbacks.append(lambda phase, info: phase == "start" and collections.append(info))
 main = getattr(start, sys.argv[1].replace("-", "_"))
 from krmfn.registry import BY_NAME
 BY_NAME[sys.argv[1]].load()  # what main() imports before it reads stdin

@@ -199,23 +199,9 @@ class Storage:
         if text is None or stop < 0:
             self.own_text(new)
             return
-        size = stop - start
-        low, high = 0, min(size, len(new))  # the longest common prefix (compared in C)
-        while low < high:
-            mid = (low + high + 1) // 2
-            if text.startswith(new[:mid], start, stop):
-                low = mid
-            else:
-                high = mid - 1
-        prefix = low
-        low, high = 0, min(size, len(new)) - prefix  # the longest common suffix after it
-        while low < high:
-            mid = (low + high + 1) // 2
-            if text.endswith(new[len(new) - mid :], start, stop):
-                low = mid
-            else:
-                high = mid - 1
-        self.patch = (prefix, size - prefix - low, new[prefix : len(new) - low])
+        from krmlib._yaml.splice import edit_between
+
+        self.patch = edit_between(text, start, stop, new)
 
     def span_of_input(self) -> tuple[str, int, int] | None:
         """(input text, start, stop) of an unedited item that is a span of the input."""

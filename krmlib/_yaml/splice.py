@@ -313,6 +313,29 @@ def _edited(text: str, at: int, removed: int, inserted: str) -> str:
     return new
 
 
+def edit_between(text: str, start: int, stop: int, new: str) -> tuple[int, int, str]:
+    """(offset in ``text[start:stop]``, characters replaced, replacement): the one edit that
+    makes ``new`` of that span, between the longest prefix and suffix they share (compared in C,
+    by halves)."""
+    size = stop - start
+    low, high = 0, min(size, len(new))  # the longest common prefix
+    while low < high:
+        mid = (low + high + 1) // 2
+        if text.startswith(new[:mid], start, stop):
+            low = mid
+        else:
+            high = mid - 1
+    prefix = low
+    low, high = 0, min(size, len(new)) - prefix  # the longest common suffix after it
+    while low < high:
+        mid = (low + high + 1) // 2
+        if text.endswith(new[len(new) - mid :], start, stop):
+            low = mid
+        else:
+            high = mid - 1
+    return prefix, size - prefix - low, new[prefix : len(new) - low]
+
+
 def last_edit(text: str, new: str) -> tuple[int, int, str] | None:
     """(offset, characters replaced, replacement) of the edit that made ``new`` of ``text``
     when :func:`splice_set` just made it so (the very strings), else None: the caller then
