@@ -363,6 +363,16 @@ class _FieldMap(MutableMapping[str, str]):
         value = self._map()[key]
         return "" if value is None else str(value)
 
+    def get(self, key: str, default: Any = None) -> Any:  # Mapping's, without a KeyError
+        found = self._map()
+        if key not in found:
+            return default
+        value = found[key]
+        return "" if value is None else str(value)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._map()
+
     def __setitem__(self, key: str, value: str) -> None:
         self._obj.set((*self._path, key), str(value))
 
