@@ -66,6 +66,9 @@ def _scalar(value: Any) -> str:
 
 
 def _scalar_text(value: Any) -> str:
+    if type(value) is str and value and _plain_allowed(value):  # the common case first
+        if value[0] not in _AMBIGUOUS_FIRST or not needs_quotes(value):
+            return value
     if value is True:
         return "true"
     if value is False:
@@ -113,7 +116,8 @@ def _never_plain(value: str) -> bool:
 def _plain_allowed(value: str) -> bool:
     """Whether a block-context plain scalar can hold ``value`` (kept strict: ASCII only)."""
     return (
-        _printable(value)
+        value.isascii()
+        and value.isprintable()  # (_printable, inlined: every new string is asked)
         and value == value.strip()
         and value[0] not in _LEADING
         and ": " not in value
