@@ -66,8 +66,10 @@ def _scalar(value: Any) -> str:
 
 
 def _scalar_text(value: Any) -> str:
-    if type(value) is str and value and _plain_allowed(value):  # the common case first
-        if value[0] not in _AMBIGUOUS_FIRST or not needs_quotes(value):
+    if type(value) is str and value:  # the common case first
+        if value[0] in _LETTERS and not value.strip(_NAME_CHARS) and not value.isalpha():
+            return value  # a name, a path, a type: plain (see _NAME_CHARS)
+        if _plain_allowed(value) and (value[0] not in _AMBIGUOUS_FIRST or not needs_quotes(value)):
             return value
     if value is True:
         return "true"
@@ -93,6 +95,12 @@ def _scalar_text(value: Any) -> str:
     raise _Unsure
 
 
+# A string of these characters alone that starts with a letter and is not all letters is written
+# plain: no character a plain scalar cannot hold where it stands, and no other type reads so (the
+# words needs_quotes knows are letters alone; numbers, timestamps, ``.inf`` start otherwise).
+# Names, paths and condition types are such strings: no pattern asked (tests/test_emit_names.py).
+_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./-"
 _LEADING = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _NEVER_LEADING = frozenset(",[]{}#&*!|>'\"%@`")
 
