@@ -110,22 +110,26 @@ class KubeObject:
     @property
     def api_version(self) -> str:
         """``apiVersion`` (read from the text, no parse)."""
-        return self._store.head()[0]
+        head = self._store.header  # (head(), inlined: read on every pass over the items)
+        return (head if head is not None else self._store.head())[0]
 
     @property
     def kind(self) -> str:
         """``kind`` (read from the text, no parse)."""
-        return self._store.head()[1]
+        head = self._store.header  # (head(), inlined: read on every pass over the items)
+        return (head if head is not None else self._store.head())[1]
 
     @property
     def name(self) -> str:
         """``metadata.name`` (read from the text, no parse)."""
-        return self._store.head()[2]
+        head = self._store.header  # (head(), inlined: read on every pass over the items)
+        return (head if head is not None else self._store.head())[2]
 
     @property
     def namespace(self) -> str:
         """``metadata.namespace``, or ``""`` (read from the text, no parse)."""
-        return self._store.head()[3]
+        head = self._store.header  # (head(), inlined: read on every pass over the items)
+        return (head if head is not None else self._store.head())[3]
 
     @property
     def group(self) -> str:
