@@ -98,7 +98,8 @@ def _scalar_text(value: Any) -> str:
 # A string of these characters alone that starts with a letter and is not all letters is written
 # plain: no character a plain scalar cannot hold where it stands, and no other type reads so (the
 # words needs_quotes knows are letters alone; numbers, timestamps, ``.inf`` start otherwise).
-# Names, paths and condition types are such strings: no pattern asked (tests/test_emit_names.py).
+# Names, paths and condition types are such strings: no pattern asked
+# (tests/test_text_shortcuts.py).
 _LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 _NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./-"
 _LEADING = frozenset("-?:,[]{}#&*!|>'\"%@`")
