@@ -244,3 +244,31 @@ def test_the_child_does_the_whole_input_check_alone_on_a_regular_package(
         assert _reader.check_apart(text) in ([], expected[name]), name
     for name in ("duplicate-key", "path-escape", "name-number", "bad-indentation"):
         assert _reader.check_apart(texts[name]) == expected[name] != [], name
+
+
+def test_no_child_by_default_with_the_c_check_a_child_with_the_python_one() -> None:
+    """With the check on libyaml's C API the check runs in process (cheaper in CPU and in time
+    than a child: krmlib/_io/background.py); with the Python check a big input's goes to a
+    child, as before."""
+    body = """
+        from krmlib._io import background as _background
+        from krmlib._yaml import syntax
+        print(syntax._fast is not None, _background.wanted(10**7), _background.wanted(10))
+        """
+    seen = []
+    for python_check in ("", "1"):
+        done = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(body)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            env={**os.environ, "KRMFN_BACKGROUND_CHECK": "", "KRMLIB_PYTHON_CHECK": python_check},
+        )
+        assert done.returncode == 0, done.stderr
+        seen.append(done.stdout.split())
+    assert seen[1] == ["False", "True", "False"]  # the Python check: a child for a big input
+    if seen[0][0] == "True":  # the extension is built here
+        assert seen[0] == ["True", "False", "False"]
+    else:
+        assert seen[0] == seen[1]

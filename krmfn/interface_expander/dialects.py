@@ -147,8 +147,10 @@ def _new_child(
         metadata["ownerReferences"] = [
             {"apiVersion": owner.api_version, "kind": owner.kind, "name": owner.name}
         ]
+    # The values are built here for this child alone (no map or list shared with another
+    # child or kept by the caller): handed over, not copied.
     return KubeObject.from_dict(
-        {"apiVersion": api_version, "kind": kind, "metadata": metadata, **body}
+        {"apiVersion": api_version, "kind": kind, "metadata": metadata, **body}, owned=True
     )
 
 
@@ -209,13 +211,16 @@ class Design:
         labels["nephio.org/site"] = cluster.site
         if req.network_name:
             labels["nephio.org/network-name"] = req.network_name
-        common = {
-            "networkInstanceRef": {
-                "namespace": config.network_instance_namespace,
-                "name": req.network,
-            },
-            "selector": {"matchLabels": labels},
-        }
+
+        def common() -> dict[str, Any]:  # each child's own maps (handed over to it)
+            return {
+                "networkInstanceRef": {
+                    "namespace": config.network_instance_namespace,
+                    "name": req.network,
+                },
+                "selector": {"matchLabels": dict(labels)},
+            }
+
         annotations = (
             {ANN_LOCAL_CONFIG: "true"} if config.keep_local_config and req.local_config else {}
         )
@@ -225,12 +230,12 @@ class Design:
                 "kind": "loopback" if req.loopback else "network",
                 "prefixLength": PREFIX_LENGTH[family],
                 "addressFamily": family,
-                **common,
+                **common(),
             }
             tag = family if len(req.families) > 1 else "ip"
             out.append(self._child(owner, "IPAllocation", tag, spec, annotations))
         if req.vlan:
-            out.append(self._child(owner, "VLANAllocation", "vlan", dict(common), annotations))
+            out.append(self._child(owner, "VLANAllocation", "vlan", common(), annotations))
         return out
 
     def _child(

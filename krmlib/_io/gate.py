@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import re
 import sys
-from itertools import compress
+from itertools import compress, filterfalse
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -103,13 +103,13 @@ def check(rl: ResourceList, before: Snapshot) -> list[Result]:
     # The items new or written, found at C speed (set operations, compress): the others are
     # as read, checked when they were read.
     good_labels = _GOOD_LABELS
+    # (No list or set of every item's id: thousands of ints, a peak of memory at the end.)
     items = list(rl.items)
-    ids = list(map(id, items))
-    wanted = set(ids).difference(seen_before)
+    wanted = set(filterfalse(seen_before.__contains__, map(id, items)))
     wanted.update(seen_before.keys() & writes.keys())
-    for index in compress(range(len(ids)), map(wanted.__contains__, ids)):
+    for index in compress(range(len(items)), map(wanted.__contains__, map(id, items))):
         obj = items[index]
-        key = ids[index]
+        key = id(obj)
         if key in seen_before:
             if key not in writes:
                 continue  # as read: checked when it was read
@@ -449,22 +449,27 @@ def _duplicates(
     one of them new or renamed. The other items' identities are the input's (``identities``:
     an item not new nor renamed kept its own); only the items named as a new one are compared,
     and the folders only of items whose identity meets a new one's."""
+    groups: dict[str, str] = {}  # apiVersion → group: one string each, not one per item
+    # First the common answer, with no more memory than a set of the new identities (this is
+    # the run's peak): no new identity meets another, no name of the input's is a new one's.
+    seen: set[tuple[str, str, str, str]] = set()
+    for obj in fresh:
+        key = _fresh_key(obj, groups)
+        if key is not None:
+            if key in seen:
+                break
+            seen.add(key)
+    else:
+        if {key[3] for key in seen}.isdisjoint(map(itemgetter(2), identities.values())):
+            return []
+    del seen
     keys: dict[int, tuple[str, str, str, str]] = {}
     for obj in fresh:
-        store = _storage.of(obj)
-        head = store.header
-        if head is None or store.plain is not None:  # not known, or new values: read them
-            with contextlib.suppress(KrmError):  # one without a readable header: the others
-                keys[id(obj)] = _header_key(obj)
-            continue
-        api = head[0]  # the header krmlib made it with, or learned from its text
-        keys[id(obj)] = (api.rpartition("/")[0] if "/" in api else "", head[1], head[3], head[2])
+        key = _fresh_key(obj, groups)
+        if key is not None:
+            keys[id(obj)] = key
     fresh_ids = keys.keys()
     wanted_names = {key[3] for key in keys.values()}
-    if len(set(keys.values())) == len(keys) and wanted_names.isdisjoint(
-        map(itemgetter(2), identities.values())
-    ):  # no new identity meets another: no name of the input's is a new one's
-        return []
     first: dict[tuple[str, str, str, str], KubeObject] = {}
     meeting: dict[tuple[str, str, str, str], list[KubeObject]] = {}
     for obj in rl.items:
@@ -503,6 +508,23 @@ def _duplicates(
                 )
             )
     return problems
+
+
+def _fresh_key(obj: KubeObject, groups: dict[str, str]) -> tuple[str, str, str, str] | None:
+    """(group, kind, namespace, name) of a new or renamed item; None when unreadable (the
+    others are compared)."""
+    store = _storage.of(obj)
+    head = store.header
+    if head is None or store.plain is not None:  # not known, or new values: read them
+        try:
+            return _header_key(obj)
+        except KrmError:
+            return None
+    api = head[0]  # the header krmlib made it with, or learned from its text
+    group = groups.get(api)
+    if group is None:
+        group = groups[api] = api.rpartition("/")[0] if "/" in api else ""
+    return (group, head[1], head[3], head[2])
 
 
 def _header_key(obj: KubeObject) -> tuple[str, str, str, str]:

@@ -427,7 +427,7 @@ def _in_item(exc: InputError, outline: _syntax.Outline | None, skipped: int) -> 
 def check_item(obj: KubeObject, index: int) -> None:
     """Every item needs apiVersion, kind and metadata.name (read cheaply, parsed if unsure)."""
     try:
-        head = (obj.api_version, obj.kind, obj.name)
+        head = _storage.of(obj).head()[:3]  # (apiVersion, kind, name): one look-up
     except InputError as exc:
         line = exc.line
         if line is not None and obj.input_line:
@@ -439,9 +439,10 @@ def check_item(obj: KubeObject, index: int) -> None:
     for value, path in zip(head, ("apiVersion", "kind", "metadata.name"), strict=True):
         if not value:
             raise InputError(f"items[{index}] has no {path}", field=path)
-    if _BAD_NAME.search(obj.name) or obj.name in (".", "..") or len(obj.name) > 253:
+    name = head[2]
+    if _BAD_NAME.search(name) or name in (".", "..") or len(name) > 253:
         raise InputError(
-            f"items[{index}] ({obj.kind}): metadata.name {obj.name!r} can never be a valid "
+            f"items[{index}] ({head[1]}): metadata.name {name!r} can never be a valid "
             "Kubernetes name (no '/', '%', whitespace or control characters; at most 253)",
             obj=obj,
             field="metadata.name",

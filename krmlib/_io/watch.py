@@ -22,7 +22,11 @@ if TYPE_CHECKING:
 # it wrote (id → the written paths and values; a creation is ``None`` with the text given, or
 # None for values).
 _WHERE: dict[int, tuple[CodeType, int]] = {}
-_WRITES: dict[int, list[tuple[tuple[Any, ...] | None, Any]]] = {}
+Write = tuple[tuple[Any, ...] | None, Any]
+_WRITES: dict[int, list[Write] | tuple[Write, ...]] = {}
+# The writes of an object made of values and not written since (thousands of children): one
+# tuple shared by all of them (memory), a list of its own from its first write on.
+_MADE: tuple[Write, ...] = ((None, None),)
 # Objects whose text a function's code handed over (``from_yaml``/``from_item`` called outside
 # krmlib): the reader reads it back before it is written.
 _HANDED: set[int] = set()
@@ -71,7 +75,7 @@ def _note(obj: KubeObject, keys: tuple[Any, ...] | None, value: Any) -> None:
                 kind = _learn(frame)
         if kind == _THEIRS:
             _WHERE[key] = (code, frame.f_lasti)
-            _WRITES[key] = [(keys, value)]
+            _WRITES[key] = _MADE if value is None else [(keys, value)]
             if value is not None:  # text the function's code handed over
                 _HANDED.add(key)
             return
@@ -79,8 +83,10 @@ def _note(obj: KubeObject, keys: tuple[Any, ...] | None, value: Any) -> None:
         writes = _WRITES.get(key)
         if writes is None:
             _WRITES[key] = [(keys, value)]
+        elif type(writes) is tuple:
+            _WRITES[key] = [*writes, (keys, value)]
         else:
-            writes.append((keys, value))
+            writes.append((keys, value))  # type: ignore[union-attr]
     while kind != _THEIRS:  # krmlib's own: walk out to the function's code
         frame = frame.f_back
         if frame is None:

@@ -55,8 +55,18 @@ class KubeObject:
     # --- construction ---------------------------------------------------------------------
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> KubeObject:
-        """A new object from plain values (key order is kept)."""
+    def from_dict(cls, data: Mapping[str, Any], *, owned: bool = False) -> KubeObject:
+        """A new object from plain values (key order is kept), copied: the caller may keep and
+        change ``data`` afterwards.
+
+        ``owned=True`` hands ``data`` over instead: the object takes the dict and every map and
+        list in it as they are, without a copy, for code that builds the values only to make
+        the object (thousands of children) and never touches them again. Anything the copy
+        would have changed (a value of another type than dict, list, str, int, float, bool or
+        None, a map or list found twice in the values) makes it copy as usual: the object is
+        the same either way."""
+        if owned and type(data) is dict and _owned_plain(data):
+            return cls(plain=data)
         return cls(plain=_yaml.to_plain(dict(data)))
 
     @classmethod
@@ -100,22 +110,26 @@ class KubeObject:
     @property
     def api_version(self) -> str:
         """``apiVersion`` (read from the text, no parse)."""
-        return self._store.head()[0]
+        head = self._store.header  # (head(), inlined: read on every pass over the items)
+        return (head if head is not None else self._store.head())[0]
 
     @property
     def kind(self) -> str:
         """``kind`` (read from the text, no parse)."""
-        return self._store.head()[1]
+        head = self._store.header  # (head(), inlined: read on every pass over the items)
+        return (head if head is not None else self._store.head())[1]
 
     @property
     def name(self) -> str:
         """``metadata.name`` (read from the text, no parse)."""
-        return self._store.head()[2]
+        head = self._store.header  # (head(), inlined: read on every pass over the items)
+        return (head if head is not None else self._store.head())[2]
 
     @property
     def namespace(self) -> str:
         """``metadata.namespace``, or ``""`` (read from the text, no parse)."""
-        return self._store.head()[3]
+        head = self._store.header  # (head(), inlined: read on every pass over the items)
+        return (head if head is not None else self._store.head())[3]
 
     @property
     def group(self) -> str:
@@ -356,6 +370,16 @@ class _FieldMap(MutableMapping[str, str]):
         value = self._map()[key]
         return "" if value is None else str(value)
 
+    def get(self, key: str, default: Any = None) -> Any:  # Mapping's, without a KeyError
+        found = self._map()
+        if key not in found:
+            return default
+        value = found[key]
+        return "" if value is None else str(value)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._map()
+
     def __setitem__(self, key: str, value: str) -> None:
         self._obj.set((*self._path, key), str(value))
 
@@ -400,6 +424,45 @@ def node_object(node: Any) -> KubeObject:
     obj = KubeObject(node=node)
     obj._store.mark_read()
     return obj
+
+
+_PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _owned_plain(data: dict[Any, Any]) -> bool:
+    """Whether ``data`` is what :func:`krmlib._yaml.engines.to_plain` would copy it to: plain
+    types only (exactly: no subclass), no map or list twice, within the copy's node budget.
+    False when not sure (the caller copies)."""
+    budget = _yaml.MAX_NODES
+    seen: set[int] = set()
+    stack: list[Any] = [data]
+    scalars = _PLAIN_SCALARS
+    while stack:
+        value = stack.pop()
+        if id(value) in seen:
+            return False
+        seen.add(id(value))
+        if type(value) is dict:
+            budget -= 1 + 2 * len(value)
+            for key, item in value.items():
+                if type(key) not in scalars:
+                    return False
+                kind = type(item)
+                if kind is dict or kind is list:
+                    stack.append(item)
+                elif kind not in scalars:
+                    return False
+        else:  # a list (nothing else is pushed)
+            budget -= 1 + len(value)
+            for item in value:
+                kind = type(item)
+                if kind is dict or kind is list:
+                    stack.append(item)
+                elif kind not in scalars:
+                    return False
+        if budget < 0:
+            return False  # the copy says why
+    return True
 
 
 __all__ = [

@@ -66,6 +66,11 @@ def _scalar(value: Any) -> str:
 
 
 def _scalar_text(value: Any) -> str:
+    if type(value) is str and value:  # the common case first
+        if value[0] in _LETTERS and not value.strip(_NAME_CHARS) and not value.isalpha():
+            return value  # a name, a path, a type: plain (see _NAME_CHARS)
+        if _plain_allowed(value) and (value[0] not in _AMBIGUOUS_FIRST or not needs_quotes(value)):
+            return value
     if value is True:
         return "true"
     if value is False:
@@ -90,6 +95,13 @@ def _scalar_text(value: Any) -> str:
     raise _Unsure
 
 
+# A string of these characters alone that starts with a letter and is not all letters is written
+# plain: no character a plain scalar cannot hold where it stands, and no other type reads so (the
+# words needs_quotes knows are letters alone; numbers, timestamps, ``.inf`` start otherwise).
+# Names, paths and condition types are such strings: no pattern asked
+# (tests/test_text_shortcuts.py).
+_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./-"
 _LEADING = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _NEVER_LEADING = frozenset(",[]{}#&*!|>'\"%@`")
 
@@ -113,7 +125,8 @@ def _never_plain(value: str) -> bool:
 def _plain_allowed(value: str) -> bool:
     """Whether a block-context plain scalar can hold ``value`` (kept strict: ASCII only)."""
     return (
-        _printable(value)
+        value.isascii()
+        and value.isprintable()  # (_printable, inlined: every new string is asked)
         and value == value.strip()
         and value[0] not in _LEADING
         and ": " not in value
