@@ -12,8 +12,9 @@ design's forms; the cluster checks are those of nephio-project/api ``infra/v1alp
 (``workload_cluster_interfaces.go``, and the ClusterContext's of May 2023).
 """
 
-from __future__ import annotations
-
+# Annotations are not postponed here (no ``from __future__ import annotations``): typing.NamedTuple
+# gets the types, where a string would make a typing.ForwardRef, whose compile() costs about
+# 10 M instructions at start-up (issue 37; tests/test_startup_imports.py).
 from typing import NamedTuple
 
 from krmlib import KrmError, KubeObject, text_of

@@ -26,8 +26,9 @@ is one scope); ``namespaced=True`` compares them, and ``any_version=True`` match
 of apiVersion (an older apiVersion is then updated in place).
 """
 
-from __future__ import annotations
-
+# Annotations are not postponed here (no ``from __future__ import annotations``): typing.NamedTuple
+# gets the types, where a string would make a typing.ForwardRef, whose compile() costs about
+# 10 M instructions at start-up (issue 37; tests/test_startup_imports.py).
 import posixpath
 from collections.abc import Sequence
 from typing import Literal, NamedTuple

@@ -9,8 +9,9 @@ with the message. A claim condition without its object becomes ``"False"`` ``exp
 object but got nil``.
 """
 
-from __future__ import annotations
-
+# Annotations are not postponed here (no ``from __future__ import annotations``): typing.NamedTuple
+# gets the types, where a string would make a typing.ForwardRef, whose compile() costs about
+# 10 M instructions at start-up (issue 37; tests/test_startup_imports.py).
 from typing import Any, NamedTuple
 
 from krmfn.nephio import (

@@ -6,8 +6,9 @@ numbers and empty lists left out, empty structs kept as ``{}`` (the tuning plugi
 no spaces, ``<``, ``>`` and ``&`` escaped. This module writes the same text without Go's structs.
 """
 
-from __future__ import annotations
-
+# Annotations are not postponed here (no ``from __future__ import annotations``): typing.NamedTuple
+# gets the types, where a string would make a typing.ForwardRef, whose compile() costs about
+# 10 M instructions at start-up (issue 37; tests/test_startup_imports.py).
 from typing import NamedTuple
 
 CNI_VERSION = "0.3.1"

@@ -3,9 +3,11 @@ Nephio's main of May-June 2023, and the Interface function design. Each is the N
 interface-expander dialect of the same name.
 """
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING, NamedTuple
+# Annotations are not postponed here (no ``from __future__ import annotations``): typing.NamedTuple
+# gets the types, where a string would make a typing.ForwardRef, whose compile() costs about
+# 10 M instructions at start-up (issue 37; tests/test_startup_imports.py).
+from collections.abc import Callable
+from typing import NamedTuple
 
 from krmfn.nephio import (
     CLUSTER_CONTEXT_KIND,
@@ -41,9 +43,6 @@ from krmlib.children import OwnerAnnotation, OwnerReferenceOrAnnotation, Ownersh
 
 from .cni import Address, CniError, Route, cni_config, vlan_only_config
 from .config import Config
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
 
 
 class Cluster(NamedTuple):

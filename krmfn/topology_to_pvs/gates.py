@@ -6,8 +6,9 @@ PackageRevisions are piped in, written onto the waiter's unpublished PackageRevi
 (``spec.readinessGates`` and a ``status.conditions`` entry per gate).
 """
 
-from __future__ import annotations
-
+# Annotations are not postponed here (no ``from __future__ import annotations``): typing.NamedTuple
+# gets the types, where a string would make a typing.ForwardRef, whose compile() costs about
+# 10 M instructions at start-up (issue 37; tests/test_startup_imports.py).
 from collections.abc import Mapping
 from typing import NamedTuple
 

@@ -1,7 +1,8 @@
 """Cluster state piped in: Porch PackageRevisions and Repositories (and WorkloadClusters)."""
 
-from __future__ import annotations
-
+# Annotations are not postponed here (no ``from __future__ import annotations``): typing.NamedTuple
+# gets the types, where a string would make a typing.ForwardRef, whose compile() costs about
+# 10 M instructions at start-up (issue 37; tests/test_startup_imports.py).
 from collections.abc import Iterable
 from typing import NamedTuple
 

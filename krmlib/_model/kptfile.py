@@ -1,7 +1,8 @@
 """Kptfile status conditions and readiness gates (``kpt.dev/v1``)."""
 
-from __future__ import annotations
-
+# Annotations are not postponed here (no ``from __future__ import annotations``): typing.NamedTuple
+# gets the types, where a string would make a typing.ForwardRef, whose compile() costs about
+# 10 M instructions at start-up (issue 37; tests/test_startup_imports.py).
 from typing import Any, Literal, NamedTuple
 
 from krmlib._base.errors import FieldTypeError, KrmError
@@ -34,7 +35,7 @@ class Condition(NamedTuple):
         return out
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Condition:
+    def from_dict(cls, data: dict[str, Any]) -> "Condition":
         """A condition from a Kptfile's entry; a status other than True/False/Unknown is an
         error."""
         status = str(data.get("status", "Unknown"))

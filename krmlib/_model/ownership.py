@@ -3,8 +3,9 @@
 every name here; apart so that the sync stays one readable module.
 """
 
-from __future__ import annotations
-
+# Annotations are not postponed here (no ``from __future__ import annotations``): typing.NamedTuple
+# gets the types, where a string would make a typing.ForwardRef, whose compile() costs about
+# 10 M instructions at start-up (issue 37; tests/test_startup_imports.py).
 import os
 from typing import Any, NamedTuple, Protocol
 
@@ -23,7 +24,7 @@ class OwnerKey(NamedTuple):
     namespace: str = ""
 
     @classmethod
-    def of(cls, obj: KubeObject) -> OwnerKey:
+    def of(cls, obj: KubeObject) -> "OwnerKey":
         return cls(obj.api_version, obj.kind, obj.name)
 
     def __str__(self) -> str:

@@ -15,7 +15,27 @@ every certain answer to the full parser on generated layouts.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from sys import intern
+from typing import Any
+
+
+class _OnUse(dict[Any, re.Pattern[str]]):
+    """Patterns compiled on first use (issue 37): a run reads items of one form (a ResourceList's,
+    or a file's documents) and each compile costs about 0.5 M instructions at start-up. Looked up
+    as a dict (no call per use: re's cache lookup would cost more on a per-item path); the key is
+    given to ``source`` for the pattern's text."""
+
+    __slots__ = ("source",)
+
+    def __init__(self, source: Callable[[Any], str]) -> None:
+        super().__init__()
+        self.source = source
+
+    def __missing__(self, key: Any) -> re.Pattern[str]:
+        pattern = self[key] = re.compile(self.source(key))
+        return pattern
+
 
 _VALUE_OK = re.compile(r"^[A-Za-z0-9._/:@+-]*\Z")
 
@@ -41,16 +61,16 @@ def clean_scalar(raw: str) -> str | None:
 # indicator, a JSON document too; its key could be any of the header's: unsure). Anchored on a
 # newline (a literal: much faster than ``^`` with re.M on big items). Each line is tried once and
 # matches at most one branch (the first character after the indent tells them apart), so this is
-# the two searches it replaces, in one pass (``tests/test_scan_passes.py``).
-_HEAD = {
-    True: re.compile(
-        r"\n(?:- |  )(?:([A-Za-z_][\w.-]*):([^\n]*)|  (name|namespace):([^\n]*)"
-        r"|(?:  )?([\"'?{\[<&*!%@`|>]))"
-    ),
-    False: re.compile(
-        r"\n(?:([A-Za-z_][\w.-]*):([^\n]*)|  (name|namespace):([^\n]*)|(?:  )?([\"'?{\[<&*!%@`|>]))"
-    ),
-}
+# the two searches it replaces, in one pass (``tests/test_scan_passes.py``). One per item form,
+# compiled on first use (a run reads one form).
+_HEAD = _OnUse(
+    {
+        True: r"\n(?:- |  )(?:([A-Za-z_][\w.-]*):([^\n]*)|  (name|namespace):([^\n]*)"
+        r"|(?:  )?([\"'?{\[<&*!%@`|>]))",
+        False: r"\n(?:([A-Za-z_][\w.-]*):([^\n]*)|  (name|namespace):([^\n]*)"
+        r"|(?:  )?([\"'?{\[<&*!%@`|>]))",
+    }.__getitem__
+)
 
 
 def scan_header(text: str, item_form: bool) -> tuple[str, str, str, str] | None:
@@ -110,7 +130,8 @@ def _clean_kept(raw: str) -> str | None:
     return value
 
 
-_MAP_KEY = re.compile(r"([A-Za-z0-9][A-Za-z0-9._/-]*): ?(.*)")
+# A map's entry, read by the loop when the map's lines are not all simple (rare): compiled then.
+_MAP_KEY = _OnUse(lambda _: r"([A-Za-z0-9][A-Za-z0-9._/-]*): ?(.*)")
 
 
 def scan_metadata_map(text: str, item_form: bool, section: str) -> dict[str, str] | None:
@@ -147,6 +168,7 @@ def scan_metadata_map(text: str, item_form: bool, section: str) -> dict[str, str
     if fast is not None:
         return fast
     out: dict[str, str] = {}
+    map_key = _MAP_KEY[None]
     while pos < len(text):
         nl = text.find("\n", pos)
         line = text[pos : nl if nl >= 0 else len(text)]
@@ -160,7 +182,7 @@ def scan_metadata_map(text: str, item_form: bool, section: str) -> dict[str, str
         body = line[len(entry_indent) :]
         if body.startswith((" ", "#")):
             return None
-        match = _MAP_KEY.fullmatch(body)
+        match = map_key.fullmatch(body)
         if match is None or match.group(1) in out:
             return None
         raw = match.group(2)
@@ -231,13 +253,12 @@ _NOT_STRING = re.compile(
 # or comments). A flow map (``metadata: {...}``), an anchor or alias, a tag, entries deeper or
 # shallower than two (4-space or 3-space layouts), a quoted, complex or merge (``<<``) key: odd.
 _META_LINE_OK = re.compile(r"[ ]*(?:#[^\n]*)?\n")
-_META_ODD = {
-    base: re.compile(
+_META_ODD = _OnUse(
+    lambda base: (
         r"\n(?! {%d}[A-Za-z0-9_][A-Za-z0-9._/-]*:[ \n]| {%d,}[^ \n]| *#| *\n)"  # noqa: UP031
         % (base + 2, base + 3)
     )
-    for base in (0, 2)
-}
+)
 # A quoted scalar or a flow collection opened after a space ("key: ", "- ", an indent) and not
 # closed on its line: it goes on over the next lines, which then are no keys, whatever their
 # indent (libyaml reads a quoted scalar's next line at its key's indent). One at column 0 (a
@@ -287,10 +308,7 @@ def closed_edit(old: str, new: str) -> None:
         _LAST_OPEN[0] = (new, False)
 
 
-_FIRST_CHILD = {
-    base: re.compile(r"(?: *(?:#[^\n]*)?\n)* {%d}[^ #\n]" % (base + 2))  # noqa: UP031
-    for base in (0, 2)
-}
+_FIRST_CHILD = _OnUse(lambda base: r"(?: *(?:#[^\n]*)?\n)* {%d}[^ #\n]" % (base + 2))  # noqa: UP031
 
 
 def _odd_metadata(text: str, key_end: int, end: int, base: int) -> bool:
@@ -305,7 +323,7 @@ def _odd_metadata(text: str, key_end: int, end: int, base: int) -> bool:
     return _META_ODD[base].search(text, line.end() - 1, end) is not None
 
 
-_BLOCK_END = {indent: re.compile(r"\n {0," + str(indent) + r"}(?=[^ \n#])") for indent in (0, 2)}
+_BLOCK_END = _OnUse(lambda indent: r"\n {0," + str(indent) + r"}(?=[^ \n#])")
 
 
 def _block_end(text: str, start: int, indent: int) -> int:
