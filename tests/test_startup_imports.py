@@ -306,12 +306,6 @@ def test_patterns_compiled_at_import(function: str) -> None:
 # Condition, OwnerKey and ChildChange among them, do not postpone annotations, so typing is given
 # the types themselves).
 NO_FORWARD_REF = tuple(sorted(CONFIGS))
-# Round five: these two functions' own records are still NamedTuples with postponed annotations
-# (their modules are another branch's); what they compile must come from there, not krmlib.
-OWN_RECORDS = {
-    "applyset-labeler": "krmfn.applyset_labeler.",
-    "interface-expander": "krmfn.interface_expander.",
-}
 _COUNT_EVAL_COMPILES = """\
 import builtins, atexit, runpy, sys
 compiled = []
@@ -345,8 +339,7 @@ def test_no_annotation_is_compiled_at_start_up(function: str, form: str) -> None
     assert len(listed) == 1, done.stderr[-2000:]
     assert "kind: ResourceList" in done.stdout
     compiled = ast.literal_eval(listed[0].removeprefix("COMPILED "))
-    own = OWN_RECORDS.get(function)
-    assert [c for c in compiled if not (own and c[0].startswith(own))] == [], compiled
+    assert compiled == [], compiled
 
 
 # Counted from krmfn.start on: its own import (krmfn's __init__ and start, compiled from source

@@ -1,7 +1,8 @@
 """Members of the set: which items, in which namespace, with which labels and ownerReferences."""
 
-from __future__ import annotations
-
+# Annotations are not postponed here (no ``from __future__ import annotations``): typing.NamedTuple
+# gets the types, where a string would make a typing.ForwardRef, whose compile() costs about
+# 10 M instructions at start-up (issue 37; tests/test_startup_imports.py).
 from typing import NamedTuple
 
 from krmlib import KubeObject, Results, format_path, is_kptfile

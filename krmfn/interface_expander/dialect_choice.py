@@ -13,8 +13,9 @@ Evidence, strongest first:
 With no evidence at all the default is ``design``.
 """
 
-from __future__ import annotations
-
+# Annotations are not postponed here (no ``from __future__ import annotations``): typing.NamedTuple
+# gets the types, where a string would make a typing.ForwardRef, whose compile() costs about
+# 10 M instructions at start-up (issue 37; tests/test_startup_imports.py).
 from typing import NamedTuple
 
 from krmfn.nephio import SPECIALIZER_PREFIX

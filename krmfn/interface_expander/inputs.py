@@ -1,7 +1,8 @@
 """Reading the inputs: ``Interface`` requirements and the cluster object."""
 
-from __future__ import annotations
-
+# Annotations are not postponed here (no ``from __future__ import annotations``): typing.NamedTuple
+# gets the types, where a string would make a typing.ForwardRef, whose compile() costs about
+# 10 M instructions at start-up (issue 37; tests/test_startup_imports.py).
 from typing import Any, NamedTuple
 
 from krmfn.nephio import (
