@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from krmlib import KubeObject, ResourceList
@@ -335,6 +335,14 @@ ODD_LINES = st.sampled_from(
     st.sampled_from(["labels", "annotations"]),
     KEYS,
     VALUES,
+)
+@example(  # a deeper line after a dash's line that holds only a comment: the fast path edited it
+    "- # head comment\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n  spec:\n"
+    "    a: 0\n",
+    [(1, "   three: deep")],
+    "labels",
+    "app",
+    "yes",
 )
 def test_fast_metadata_splice_equals_the_general_path(
     text: str, odd: list[tuple[int, str]], section: str, key: str, value: str

@@ -225,6 +225,9 @@ def _set_metadata_entry(text: str, section: str, key: str, value: str) -> str | 
     if "\t" in text or "\r" in text:
         return None
     view = "\n  " + text[2:]  # the first line as the others: two spaces deep
+    first = _TOP_LINE.match(view)
+    if first is None or not first.group(1):
+        return None  # the dash's line holds no key (a comment): a deeper line could follow it
     top = _TOP_LINE.findall(view)  # the top-level keys, "" for an odd line
     if "" in top or len(set(top)) != len(top):
         return None
