@@ -58,19 +58,7 @@ MAX_STARTUP_MS = 60.0
 MAX_STARTUP_TYPED_MS = 100.0
 MAX_SCALING = 5.5
 MAX_IMAGE_MB = 80.0  # issue 17.5, each image (uncompressed, as the container tool reports it)
-# The section bench/prepare_all.py writes into RESULTS.md: kept when this script rewrites it.
-PREPARE_ALL_BLOCK = re.compile(r"<!-- prepare-all: begin.*?<!-- prepare-all: end -->\n?", re.DOTALL)
-# and the one bench/instructions.py writes (instruction counts)
-INSTRUCTIONS_BLOCK = re.compile(
-    r"<!-- instructions: begin.*?<!-- instructions: end -->\n?", re.DOTALL
-)
-# and the output gate's share (issue 34; its figures and method: bench/GATE.md)
-GATE_BLOCK = re.compile(r"<!-- gate: begin.*?<!-- gate: end -->\n?", re.DOTALL)
-# and the one scripts/durability/ab_cpu.py writes (prepare-all's CPU across versions)
-DURABILITY_BLOCK = re.compile(r"<!-- durability: begin.*?<!-- durability: end -->\n?", re.DOTALL)
-# and the start-up analysis of issue 37 (before/after, instruction counts: written by hand)
-STARTUP_BLOCK = re.compile(r"<!-- startup: begin.*?<!-- startup: end -->\n?", re.DOTALL)
-# and the one bench/scaling.py writes (T(100k)/T(10k) per function, issue 37 item 5)
+# The section bench/scaling.py writes (T(100k)/T(10k) per function, issue 37 item 5)
 SCALING_BLOCK = re.compile(r"<!-- scaling: begin.*?<!-- scaling: end -->\n?", re.DOTALL)
 
 FUNCTIONS = (
@@ -880,20 +868,27 @@ def render(report: Report, args: argparse.Namespace) -> str:
     return "\n".join(out)
 
 
+# Any section between ``<!-- NAME: begin ... -->`` and ``<!-- NAME: end -->``: the ones the
+# scripts above write, and the figures written by hand (``rounds``: each round's and branch's
+# before/after, the method with them). A rewrite of the report keeps every one.
+KEPT_BLOCK = re.compile(r"<!-- ([a-z][a-z0-9-]*): begin.*?<!-- \1: end -->\n?", re.DOTALL)
+# kept right under the report's head (the run's machine and method), the others after the report
+ROUNDS = "rounds"
+
+
 def write_report(path: Path, text: str) -> None:
-    """Write the report; the sections bench/instructions.py and bench/prepare_all.py wrote
-    there before are kept, and the output gate's (bench/GATE.md)."""
+    """Write the report, keeping every marked section the old one had (:data:`KEPT_BLOCK`), in
+    their order: the ``rounds`` section under the head, the others at the end."""
     old = path.read_text(encoding="utf-8") if path.exists() else ""
-    for block in (
-        INSTRUCTIONS_BLOCK,
-        PREPARE_ALL_BLOCK,
-        GATE_BLOCK,
-        DURABILITY_BLOCK,
-        SCALING_BLOCK,
-        STARTUP_BLOCK,
-    ):
-        kept = block.search(old)
-        text += "\n" + kept.group(0) if kept else ""
+    kept = list(KEPT_BLOCK.finditer(old))
+    rounds = [m.group(0) for m in kept if m.group(1) == ROUNDS]
+    if rounds:
+        at = text.find("\n## ")
+        at = len(text) if at < 0 else at + 1
+        text = text[:at] + "".join(rounds) + "\n" + text[at:]
+    for match in kept:
+        if match.group(1) != ROUNDS:
+            text += "\n" + match.group(0)
     path.write_text(text, encoding="utf-8")
 
 

@@ -198,7 +198,7 @@ def test_rewriting_results_keeps_the_instruction_counts_too(tmp_path: Path) -> N
     results = tmp_path / "RESULTS.md"
     results.write_text("# old report\n\n" + prepare + "\n" + counts)
     run.write_report(results, "# new report\n")
-    assert results.read_text() == "# new report\n\n" + counts + "\n" + prepare
+    assert results.read_text() == "# new report\n\n" + prepare + "\n" + counts  # their order
 
 
 def test_rewriting_results_keeps_the_start_up_analysis(tmp_path: Path) -> None:
@@ -222,3 +222,16 @@ def test_rewriting_results_keeps_the_gate_row(tmp_path: Path) -> None:
     results.write_text("# old report\n\n" + gate)
     run.write_report(results, "# new report\n")
     assert results.read_text() == "# new report\n\n" + gate
+
+
+def test_rewriting_results_keeps_the_figures_written_by_hand(tmp_path: Path) -> None:
+    """Each round's and branch's figures (the ``rounds`` section) stay under the report's head,
+    and a marked note of any name is kept: a bench run never drops figures (round five)."""
+    rounds = "<!-- rounds: begin (by hand) -->\n## Round five\n0.24x\n<!-- rounds: end -->\n"
+    note = "<!-- instruction-notes: begin -->\nwhy\n<!-- instruction-notes: end -->\n"
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# old report\n\n" + rounds + "\n## Times\nold\n\n" + note)
+    run.write_report(results, "# new report\n- machine\n\n## Times\nnew\n")
+    assert results.read_text() == (
+        "# new report\n- machine\n\n" + rounds + "\n## Times\nnew\n" + "\n" + note
+    )
