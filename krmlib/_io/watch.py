@@ -222,15 +222,20 @@ class Snapshot:
     def olds(self, items: list[KubeObject]) -> list[Identity | None]:
         """Each of ``items``' identity before the function ran (None: new, or not read): both
         lists walked in order (no dict by id: memory), or :attr:`identities` when that fails."""
-        snap, heads, other = self.items, self._headers, []
+        snap, heads = self.items, self._headers
         olds: list[Identity | None] = [None] * len(items)
+        other: list[KubeObject] = []  # not the snapshot's next: new (at most len(items) - n)
         j, n = 0, len(snap)
         for i, obj in enumerate(items):
             if j < n and obj is snap[j]:
                 olds[i] = heads[j]
                 j += 1
+            elif len(other) < len(items) - n:
+                other.append(obj)
             else:
-                other.append(id(obj))
-        if j == n and (not other or set(other).isdisjoint(map(id, snap))):
-            return olds
+                break  # an input item went or moved: by id
+        else:
+            if j == n and (not other or set(map(id, other)).isdisjoint(map(id, snap))):
+                return olds
+        del olds, other
         return list(map(self.identities.get, map(id, items)))
