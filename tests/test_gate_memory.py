@@ -106,3 +106,27 @@ def test_objects_made_at_one_line_share_one_noted_place() -> None:
     assert code == 0, out
     assert len(seen) >= 100
     assert len(set(seen)) == 2  # one tuple per place (_new's line, the loop's), not per object
+
+
+def test_olds_answer_as_the_dict_of_ids_after_random_edits() -> None:
+    import random
+
+    chooser = random.Random(37)
+    for _round in range(200):
+        rl = _input(chooser.randint(0, 8))
+        before = watch.Snapshot(rl)
+        items = list(rl.items)
+        for _edit in range(chooser.randint(0, 4)):
+            what = chooser.choice(("insert", "remove", "move", "twice", "append"))
+            at = chooser.randint(0, len(items))
+            if what == "insert":
+                items.insert(at, _new(f"n{_edit}"))
+            elif what == "append":
+                items.append(_new(f"a{_edit}"))
+            elif items and what == "remove":
+                items.pop(min(at, len(items) - 1))
+            elif items and what == "move":
+                items.insert(at, items.pop(chooser.randrange(len(items))))
+            elif items:
+                items.insert(at, chooser.choice(items))
+        assert before.olds(items) == _by_dict(before, items), items
