@@ -15,11 +15,10 @@ Where the function's code wrote each object is noted while ``process`` runs (a h
 
 from __future__ import annotations
 
-import contextlib
 import re
 import sys
-from itertools import compress, filterfalse
-from operator import itemgetter
+from itertools import compress
+from operator import itemgetter, not_
 from typing import TYPE_CHECKING, Any
 
 from krmlib._base.errors import KrmError
@@ -39,7 +38,7 @@ from .glance import (
     _paths_clean_in_text,
     _text_clean_at_a_glance,
 )
-from .watch import _HANDED, _WRITES, written_at
+from .watch import _HANDED, _WRITES, Identity, Snapshot, written_at
 
 if TYPE_CHECKING:
     import logging
@@ -47,42 +46,6 @@ if TYPE_CHECKING:
     from krmlib._model.object import KubeObject
 
     from .resourcelist import ResourceList
-
-Identity = tuple[str, str, str, str]  # apiVersion, kind, name, namespace (as the header)
-
-
-class Snapshot:
-    """The input's items before the function runs: which objects they are and their
-    identities (read from the headers the reader already learned). It holds the objects
-    themselves too: objects are known by ``id()``, and an input item the function drops would
-    otherwise free its id for a new object, which the gate would then take for that input item
-    (its identity, and "checked when read")."""
-
-    __slots__ = ("_headers", "_identities", "items")
-
-    def __init__(self, rl: ResourceList) -> None:
-        self.items = list(rl.items)  # alive until the gate ran: their ids stay theirs
-        # The headers the reader learned (a tuple each, replaced, never changed, by a write that
-        # may change it): one attribute read an item; the dict by id is built when asked for.
-        headers: list[Identity | None] = [_storage.of(obj).header for obj in self.items]
-        if None in headers:  # a header not learned yet: read it now, before the function runs
-            for at, obj in enumerate(self.items):
-                if headers[at] is None:
-                    with contextlib.suppress(KrmError):  # unreadable: the input check refuses it
-                        headers[at] = _storage.of(obj).head()
-        self._headers = headers
-        self._identities: dict[int, Identity] | None = None
-
-    @property
-    def identities(self) -> dict[int, Identity]:
-        """id(item) → its identity (apiVersion, kind, name, namespace) before the function ran."""
-        if self._identities is None:
-            pairs = zip(map(id, self.items), self._headers, strict=True)
-            if None in self._headers:
-                self._identities = {key: head for key, head in pairs if head is not None}
-            else:  # at C speed
-                self._identities = dict(pairs)  # type: ignore[arg-type]
-        return self._identities
 
 
 def check(rl: ResourceList, before: Snapshot) -> list[Result]:
@@ -95,7 +58,6 @@ def check(rl: ResourceList, before: Snapshot) -> list[Result]:
     from a function's values) are checked together (:func:`_check_new_texts`).
     The characters of everything written are checked on the output text (:func:`check_text`)."""
     problems: list[tuple[int, Result]] = []
-    seen_before = before.identities
     writes = _WRITES
     fresh: list[KubeObject] = []  # new or renamed: their identities must be unique
     texts: list[tuple[KubeObject, str]] = []  # text handed over as it is: must parse
@@ -105,12 +67,14 @@ def check(rl: ResourceList, before: Snapshot) -> list[Result]:
     good_labels = _GOOD_LABELS
     # (No list or set of every item's id: thousands of ints, a peak of memory at the end.)
     items = list(rl.items)
-    wanted = set(filterfalse(seen_before.__contains__, map(id, items)))
-    wanted.update(seen_before.keys() & writes.keys())
-    for index in compress(range(len(items)), map(wanted.__contains__, map(id, items))):
+    olds = before.olds(items)
+    wanted = set(compress(range(len(items)), map(writes.__contains__, map(id, items))))
+    wanted.update(compress(range(len(items)), map(not_, olds)))
+    for index in sorted(wanted):
         obj = items[index]
         key = id(obj)
-        if key in seen_before:
+        old = olds[index]
+        if old is not None:
             if key not in writes:
                 continue  # as read: checked when it was read
             store = _storage.of(obj)
@@ -140,7 +104,7 @@ def check(rl: ResourceList, before: Snapshot) -> list[Result]:
                 new_texts.append((index, obj, store))  # made by krmlib as text: at a glance
                 continue
         try:
-            _check_object(obj, index, store, seen_before.get(key), fresh, texts)
+            _check_object(obj, index, store, old, fresh, texts)
         except KrmError as exc:
             problems.append((index, _result(exc, obj)))
     for index, obj, store in _check_new_texts(new_texts, fresh):
@@ -153,7 +117,7 @@ def check(rl: ResourceList, before: Snapshot) -> list[Result]:
         if handed:
             return handed
     if not problems and fresh:
-        return _duplicates(rl, fresh, seen_before)
+        return _duplicates(rl, fresh, before)
     problems.sort(key=lambda found: found[0])
     return [result for _index, result in problems]
 
@@ -442,9 +406,7 @@ def _check_texts(texts: list[tuple[KubeObject, str]]) -> list[Result]:
     return problems
 
 
-def _duplicates(
-    rl: ResourceList, fresh: list[KubeObject], identities: dict[int, Identity]
-) -> list[Result]:
+def _duplicates(rl: ResourceList, fresh: list[KubeObject], before: Snapshot) -> list[Result]:
     """Two items with one identity (group, kind, namespace, name) in one folder of a package,
     one of them new or renamed. The other items' identities are the input's (``identities``:
     an item not new nor renamed kept its own); only the items named as a new one are compared,
@@ -460,9 +422,11 @@ def _duplicates(
                 break
             seen.add(key)
     else:
-        if {key[3] for key in seen}.isdisjoint(map(itemgetter(2), identities.values())):
+        heads = filter(None, before._headers)  # the input's identities
+        if {key[3] for key in seen}.isdisjoint(map(itemgetter(2), heads)):
             return []
     del seen
+    identities = before.identities
     keys: dict[int, tuple[str, str, str, str]] = {}
     for obj in fresh:
         key = _fresh_key(obj, groups)

@@ -110,7 +110,7 @@ def _run_resource_list(
     from . import gate as _gate
     from . import watch as _watch
 
-    before = _gate.Snapshot(rl)
+    before = _watch.Snapshot(rl)
     with _watch.watching():
         rl = _process(process, config_model, rl)
     failure = rl.check_failure(final=True)
@@ -517,7 +517,7 @@ def _run_files(
     from . import gate as _gate
     from . import watch as _watch
 
-    before = _gate.Snapshot(rl)
+    before = _watch.Snapshot(rl)
     with _stdout_to_stderr(), _watch.watching():
         _process(process, config_model, rl)
     refused = _gate.check(rl, before)

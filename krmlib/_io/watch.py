@@ -4,17 +4,22 @@ write hook of :class:`~krmlib.KubeObject`, the line that last wrote each object.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from krmlib._base.errors import KrmError
 from krmlib._model import object as _object
+from krmlib._model import storage as _storage
 
 if TYPE_CHECKING:
     from types import CodeType
 
     from krmlib._model.object import KubeObject
+
+    from .resourcelist import ResourceList
 
 
 # While a run is watched: where the function's code last wrote each object (id → (code, the
@@ -74,7 +79,7 @@ def _note(obj: KubeObject, keys: tuple[Any, ...] | None, value: Any) -> None:
             if kind is None:
                 kind = _learn(frame)
         if kind == _THEIRS:
-            _WHERE[key] = (code, frame.f_lasti)
+            _WHERE[key] = _site(code, frame.f_lasti)
             _WRITES[key] = _MADE if value is None else [(keys, value)]
             if value is not None:  # text the function's code handed over
                 _HANDED.add(key)
@@ -95,7 +100,21 @@ def _note(obj: KubeObject, keys: tuple[Any, ...] | None, value: Any) -> None:
         kind = kinds.get(id(code))
         if kind is None:
             kind = _learn(frame)
-    _WHERE[key] = (code, frame.f_lasti)
+    _WHERE[key] = _site(code, frame.f_lasti)
+
+
+# The places noted, by offset: thousands of objects made or written by a few lines of the
+# function's code in a loop share a tuple each, not a tuple and an offset per object (memory:
+# bench/RESULTS.md, h/rss).
+_SITES: dict[int, tuple[CodeType, int]] = {}
+
+
+def _site(code: CodeType, offset: int) -> tuple[CodeType, int]:
+    """``(code, offset)``: the tuple noted before for that place, if any."""
+    site = _SITES.get(offset)
+    if site is None or site[0] is not code:
+        site = _SITES[offset] = (code, offset)
+    return site
 
 
 _MAKERS = frozenset({"from_dict", "from_yaml", "from_item", "copy"})
@@ -121,6 +140,7 @@ def watching() -> Iterator[None]:
     _WHERE.clear()
     _WRITES.clear()
     _HANDED.clear()
+    _SITES.clear()
     _object.WRITE_HOOK = _note
     try:
         yield
@@ -161,3 +181,61 @@ def module_file(module: str, filename: str) -> str:
         return os.path.basename(filename)
     tail = "/__init__.py" if os.path.basename(filename) == "__init__.py" else ".py"
     return module.replace(".", "/") + tail
+
+
+Identity = tuple[str, str, str, str]  # apiVersion, kind, name, namespace (as the header)
+
+
+class Snapshot:
+    """The input's items before the function runs: which objects they are and their
+    identities (read from the headers the reader already learned). It holds the objects
+    themselves too: objects are known by ``id()``, and an input item the function drops would
+    otherwise free its id for a new object, which the gate would then take for that input item
+    (its identity, and "checked when read")."""
+
+    __slots__ = ("_headers", "_identities", "items")
+
+    def __init__(self, rl: ResourceList) -> None:
+        self.items = list(rl.items)  # alive until the gate ran: their ids stay theirs
+        # The headers the reader learned (a tuple each, replaced, never changed, by a write that
+        # may change it): one attribute read an item; the dict by id is built when asked for.
+        headers: list[Identity | None] = [_storage.of(obj).header for obj in self.items]
+        if None in headers:  # a header not learned yet: read it now, before the function runs
+            for at, obj in enumerate(self.items):
+                if headers[at] is None:
+                    with contextlib.suppress(KrmError):  # unreadable: the input check refuses it
+                        headers[at] = _storage.of(obj).head()
+        self._headers = headers
+        self._identities: dict[int, Identity] | None = None
+
+    @property
+    def identities(self) -> dict[int, Identity]:
+        """id(item) → its identity (apiVersion, kind, name, namespace) before the function ran."""
+        if self._identities is None:
+            pairs = zip(map(id, self.items), self._headers, strict=True)
+            if None in self._headers:
+                self._identities = {key: head for key, head in pairs if head is not None}
+            else:  # at C speed
+                self._identities = dict(pairs)  # type: ignore[arg-type]
+        return self._identities
+
+    def olds(self, items: list[KubeObject]) -> list[Identity | None]:
+        """Each of ``items``' identity before the function ran (None: new, or not read): both
+        lists walked in order (no dict by id: memory), or :attr:`identities` when that fails."""
+        snap, heads = self.items, self._headers
+        olds: list[Identity | None] = [None] * len(items)
+        other: list[KubeObject] = []  # not the snapshot's next: new (at most len(items) - n)
+        j, n = 0, len(snap)
+        for i, obj in enumerate(items):
+            if j < n and obj is snap[j]:
+                olds[i] = heads[j]
+                j += 1
+            elif len(other) < len(items) - n:
+                other.append(obj)
+            else:
+                break  # an input item went or moved: by id
+        else:
+            if j == n and (not other or set(map(id, other)).isdisjoint(map(id, snap))):
+                return olds
+        del olds, other
+        return list(map(self.identities.get, map(id, items)))
