@@ -193,7 +193,7 @@ class Snapshot:
     otherwise free its id for a new object, which the gate would then take for that input item
     (its identity, and "checked when read")."""
 
-    __slots__ = ("_headers", "_identities", "items")
+    __slots__ = ("_headers", "_identities", "items", "twice")
 
     def __init__(self, rl: ResourceList) -> None:
         self.items = list(rl.items)  # alive until the gate ran: their ids stay theirs
@@ -207,6 +207,7 @@ class Snapshot:
                         headers[at] = _storage.of(obj).head()
         self._headers = headers
         self._identities: dict[int, Identity] | None = None
+        self.twice = -1  # olds(): the index of an object listed a second time, or -1
 
     @property
     def identities(self) -> dict[int, Identity]:
@@ -221,7 +222,9 @@ class Snapshot:
 
     def olds(self, items: list[KubeObject]) -> list[Identity | None]:
         """Each of ``items``' identity before the function ran (None: new, or not read): both
-        lists walked in order (no dict by id: memory), or :attr:`identities` when that fails."""
+        lists walked in order (no dict by id: memory), or :attr:`identities` when that fails.
+        Sets :attr:`twice` to the index of an object listed again in ``items`` (-1: none)."""
+        self.twice = -1
         snap, heads = self.items, self._headers
         olds: list[Identity | None] = [None] * len(items)
         other: list[KubeObject] = []  # not the snapshot's next: new (at most len(items) - n)
@@ -235,7 +238,26 @@ class Snapshot:
             else:
                 break  # an input item went or moved: by id
         else:
-            if j == n and (not other or set(map(id, other)).isdisjoint(map(id, snap))):
+            new = set(map(id, other)) if other else set()
+            if j == n and new.isdisjoint(map(id, snap)):
+                if len(new) != len(other):  # a new object listed twice
+                    self.twice = _second(items, new)
                 return olds
+            del new
         del olds, other
+        if len(set(map(id, items))) != len(items):  # (an input item went or moved: rare)
+            self.twice = _second(items, None)
         return list(map(self.identities.get, map(id, items)))
+
+
+def _second(items: list[KubeObject], among: set[int] | None) -> int:
+    """The index of the first object of ``items`` (whose id is in ``among``, None: any) that is
+    listed a second time."""
+    seen: set[int] = set()
+    for index, obj in enumerate(items):
+        key = id(obj)
+        if among is None or key in among:
+            if key in seen:
+                return index
+            seen.add(key)
+    return -1  # pragma: no cover - called only when one is listed twice
