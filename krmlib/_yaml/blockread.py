@@ -21,6 +21,7 @@ oracle's), hand-made edge cases and every item of the repository's packages.
 from __future__ import annotations
 
 import re
+from sys import intern
 from typing import Any
 
 _LINE = re.compile(r"( *)(- )?(?:([A-Za-z_][A-Za-z0-9_./-]*):(?= |$))?(.*)")
@@ -216,7 +217,7 @@ def _mapping(rows: list[Row], at: int, column: int) -> tuple[int, dict[str, Any]
                 at, value = _node(rows, at, rows[at][0])
             else:
                 value = None
-        out[key] = value
+        out[intern(key)] = value  # one string for a key every item repeats (memory)
     return at, out
 
 
