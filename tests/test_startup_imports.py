@@ -177,20 +177,26 @@ runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
 """
 
 
-def _imported(function: str, form: str) -> tuple[set[str], str, int]:
-    """The modules a run had imported when it exited, its stdout and exit code."""
-    package = BY_NAME[function].package
+def _wrapped(wrapper: str, function: str, form: str, tag: str) -> tuple[str, str, int]:
+    """Run ``function`` on its input in ``form`` under ``wrapper`` (Python code given the
+    function's package): the one stderr line the wrapper wrote after ``tag``, stdout, exit code."""
     done = subprocess.run(
-        [sys.executable, "-c", WRAPPER, package],
+        [sys.executable, "-c", wrapper, BY_NAME[function].package],
         input=_input(function, form),
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
-    listed = [line for line in done.stderr.splitlines() if line.startswith("MODULES ")]
-    assert len(listed) == 1, done.stderr
-    return set(listed[0].split()[1:]), done.stdout, done.returncode
+    listed = [line for line in done.stderr.splitlines() if line.startswith(tag + " ")]
+    assert len(listed) == 1, done.stderr[-2000:]
+    return listed[0].removeprefix(tag + " "), done.stdout, done.returncode
+
+
+def _imported(function: str, form: str) -> tuple[set[str], str, int]:
+    """The modules a run had imported when it exited, its stdout and exit code."""
+    line, stdout, code = _wrapped(WRAPPER, function, form, "MODULES")
+    return set(line.split()), stdout, code
 
 
 def test_the_configs_cover_every_function() -> None:
@@ -327,18 +333,9 @@ runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("function", NO_FORWARD_REF)
 def test_no_annotation_is_compiled_at_start_up(function: str, form: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", _COUNT_EVAL_COMPILES, BY_NAME[function].package],
-        input=_input(function, form),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    listed = [line for line in done.stderr.splitlines() if line.startswith("COMPILED ")]
-    assert len(listed) == 1, done.stderr[-2000:]
-    assert "kind: ResourceList" in done.stdout
-    compiled = ast.literal_eval(listed[0].removeprefix("COMPILED "))
+    line, stdout, _code = _wrapped(_COUNT_EVAL_COMPILES, function, form, "COMPILED")
+    assert "kind: ResourceList" in stdout
+    compiled = ast.literal_eval(line)
     assert compiled == [], compiled
 
 
