@@ -21,6 +21,8 @@ from itertools import compress
 from operator import itemgetter, not_
 from typing import TYPE_CHECKING, Any
 
+from krmlib._base import spill as _spill
+from krmlib._base.chars import ESCAPED, UNWRITABLE
 from krmlib._base.errors import KrmError
 from krmlib._base.pkgpath import PATH_ANNOTATIONS, check_path_annotations
 from krmlib._model import names
@@ -32,8 +34,6 @@ from . import reader as _reader
 from .glance import (
     _CHUNK,
     _CLEAN_PATH,
-    _ESCAPED,
-    _UNWRITABLE,
     _glance_texts,
     _paths_clean_in_text,
     _text_clean_at_a_glance,
@@ -227,7 +227,7 @@ def _check_new_texts(
                 unsure.append(entry)
                 continue
             good_namespaces.add(namespace)
-        src = store.src
+        src = store.text_as_written()  # (held out of memory: read back, not kept)
         chunk.append(entry)
         texts.append(src if src.endswith("\n") else src + "\n")
         names_.append(name)
@@ -284,7 +284,7 @@ def check_text(pieces: list[Any], rl: ResourceList) -> list[Result]:
     if _text_clean_at_a_glance(pieces):
         return []
     for piece in pieces:
-        if type(piece) is str and (re.search(_UNWRITABLE, piece) or re.search(_ESCAPED, piece)):
+        if type(piece) is str and (re.search(UNWRITABLE, piece) or re.search(ESCAPED, piece)):
             break
     else:
         return []
@@ -297,7 +297,7 @@ def check_text(pieces: list[Any], rl: ResourceList) -> list[Result]:
         inserted = patched[1] if patched is not None else obj.to_item()
         try:
             for text in (inserted,) if isinstance(inserted, str) else inserted:
-                _check_text(text, obj)
+                _check_text(_spill.text_of(text), obj)
         except KrmError as exc:
             exc.field = _written_field(obj) or exc.field
             problems.append(_result(exc, obj))
@@ -312,7 +312,7 @@ def check_text(pieces: list[Any], rl: ResourceList) -> list[Result]:
 
 
 def _check_text(text: str, obj: KubeObject) -> None:
-    bad = re.search(_UNWRITABLE, text) or re.search(_ESCAPED, text)
+    bad = re.search(UNWRITABLE, text) or re.search(ESCAPED, text)
     if bad is None:
         return
     char = bad.group()
@@ -343,7 +343,7 @@ def _written_field(obj: KubeObject) -> str | None:
 
 def _holds_unwritable(value: Any) -> bool:
     if isinstance(value, str):
-        return re.search(_UNWRITABLE, value) is not None
+        return re.search(UNWRITABLE, value) is not None
     if isinstance(value, dict):
         return any(_holds_unwritable(k) or _holds_unwritable(v) for k, v in value.items())
     if isinstance(value, list):

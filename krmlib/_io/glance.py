@@ -7,22 +7,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from krmlib._base.chars import ascii_writable
 from krmlib._model import names
 from krmlib._model import storage as _storage
 
 if TYPE_CHECKING:
     from krmlib._model.object import KubeObject
-
-
-# What YAML cannot hold as text (a NUL, other C0 controls but tab and newlines, DEL, C1
-# controls but NEL, lone surrogates, U+FFFE/U+FFFF): the reader refuses an input that has them.
-# Text given to re.search, compiled on first use (re caches it): only a text the glance doubts
-# gets here, and a class past U+00FF is built as a 64K-entry table, about 4 M instructions at
-# every start (issue 37).
-_UNWRITABLE = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x80-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]"
-# Characters the reader refuses even escaped (``"\0"``, ``"\ud800"``): what the emitters write
-# for a NUL or a lone surrogate in a value. Text, as _UNWRITABLE.
-_ESCAPED = r"\\(?:0|x0|u0000|[uU]0*[dD][89a-fA-F][0-9a-fA-F]{2})"
 
 
 # A path annotation the fast check is sure of: segments of letters, digits, '_', '-' and '.',
@@ -96,11 +86,6 @@ def _no_labels_and_clean_paths(text: str) -> bool:
 _CHUNK = 1 << 16  # characters of text checked at once (a big string costs its allocation)
 
 
-# The ASCII characters of _UNWRITABLE (C0 controls but tab and line breaks, and DEL), as bytes
-# that bytes.translate deletes: one pass at C speed over an ASCII text.
-_UNWRITABLE_ASCII = bytes([*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
-
-
 def _text_clean_at_a_glance(pieces: list[Any]) -> bool:
     """True when the output's new text surely holds nothing YAML cannot carry: ASCII (then only
     C0 controls and DEL could be unwritable: deleting them changes nothing) and no escape of a
@@ -113,17 +98,10 @@ def _text_clean_at_a_glance(pieces: list[Any]) -> bool:
             chunk.append(piece)
             size += len(piece)
             if size >= _CHUNK:
-                if not _ascii_writable("".join(chunk)):
+                if not ascii_writable("".join(chunk)):
                     return False
                 chunk, size = [], 0
-    return _ascii_writable("".join(chunk))
-
-
-def _ascii_writable(text: str) -> bool:
-    if not text.isascii() or ("\\" in text and re.search(_ESCAPED, text)):  # `in`: a fast find
-        return False
-    data = text.encode("ascii")
-    return len(data.translate(None, _UNWRITABLE_ASCII)) == len(data)
+    return ascii_writable("".join(chunk))
 
 
 # Names, one a line, each a DNS-1123 subdomain (``names._SUBDOMAIN``): a chunk's at once.

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Literal
 
+from krmlib._base import spill as _spill
 from krmlib._model import storage as _storage
 from krmlib._model.collection import FunctionPackage, Items
 from krmlib._model.object import KubeObject, doc_to_item
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 InputForm = Literal["resourcelist", "list", "stream"]
 Span = tuple[str, int, int]  # (text, start, stop): a part of the input, sliced when written
+Piece = str | Span | _spill.Held  # a text held out of memory: read back when written
 SPAN_RUN = 256 * 1024  # the longest run of unedited items written as one slice
 
 
@@ -135,13 +137,14 @@ class ResourceList:
 
     def iter_yaml(self, with_results: bool = True) -> Iterator[str]:
         """The pieces of :meth:`to_yaml`, so a big output can be written without joining it."""
-        for piece in self.pieces(with_results):
-            yield piece if isinstance(piece, str) else piece[0][piece[1] : piece[2]]
+        return map(piece_text, self.pieces(with_results))
 
-    def pieces(self, with_results: bool = True) -> Iterator[str | Span]:
+    def pieces(self, with_results: bool = True) -> Iterator[Piece]:
         """The pieces of :meth:`to_yaml`, with runs of unedited items as spans of the input
-        text (``(text, start, stop)``, at most :data:`SPAN_RUN` long): everything that can fail
-        is done when the pieces are listed; slicing a span when it is written cannot."""
+        text (``(text, start, stop)``, at most :data:`SPAN_RUN` long) and new texts held out of
+        memory as :class:`~krmlib._base.spill.Held` (a console run: :mod:`krmlib._base.spill`):
+        everything that can fail is done when the pieces are listed, but reading a held text
+        back."""
         yield f"apiVersion: {self.api_version}\nkind: {RL_KIND}\n"
         if len(self.items):
             yield "items:\n"
@@ -167,7 +170,8 @@ class ResourceList:
                     if span is not None:
                         run = span
                     else:
-                        yield obj.to_item()
+                        held = _storage.of(obj).held_item()
+                        yield obj.to_item() if held is None else held
                         continue
                 if patched is not None:
                     assert run is not None
@@ -191,11 +195,29 @@ class ResourceList:
             yield "results:\n" + earlier
             for result in results:
                 data = result.to_dict()
-                yield _emit.emit_item(data) or doc_to_item(_yaml.dump_plain(data))
+                yield _spill.hold(_emit.emit_item(data) or doc_to_item(_yaml.dump_plain(data)))
 
     def to_stream(self) -> str:
         """The items as a multi-document stream (standalone use)."""
         return "---\n".join(obj.to_yaml() for obj in self.items)
+
+
+def piece_text(piece: Piece) -> str:
+    """The text of one of :meth:`ResourceList.pieces`."""
+    if isinstance(piece, str):
+        return piece
+    if isinstance(piece, tuple):
+        return piece[0][piece[1] : piece[2]]
+    return _spill.text_of(piece)
+
+
+def piece_data(piece: Piece) -> bytes:
+    """The UTF-8 of one of :meth:`ResourceList.pieces` (a held text's bytes as they are)."""
+    if isinstance(piece, str):
+        return piece.encode("utf-8")
+    if isinstance(piece, tuple):
+        return piece[0][piece[1] : piece[2]].encode("utf-8")
+    return _spill.data_of(piece)
 
 
 def _indent(text: str) -> str:
@@ -207,6 +229,7 @@ __all__ = [
     "RL_KIND",
     "CheckFailed",
     "FunctionPackage",
+    "Piece",
     "ResourceList",
     "Span",
 ]

@@ -9,11 +9,12 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
+from krmlib._base import spill as _spill
 from krmlib._base.errors import DEBUG_ENV, FieldTypeError, KrmError, internal_error, setting
 from krmlib._model.object import KubeObject
 from krmlib._model.results import Result
 
-from .resourcelist import CheckFailed, ResourceList, Span
+from .resourcelist import CheckFailed, Piece, ResourceList, piece_data, piece_text
 from .stdin import read_stdin
 
 if TYPE_CHECKING:  # the config layer loads only when a function has a config to parse
@@ -38,11 +39,11 @@ def run_text(
     """Run a function on ResourceList text; (output ResourceList text, exit code)."""
     rl = run_resource_list(process, config_model, text)
     rl, pieces = _output(rl)
-    text = "".join(p if isinstance(p, str) else p[0][p[1] : p[2]] for p in pieces)
+    text = "".join(map(piece_text, pieces))
     return text, exit_code(rl)
 
 
-def _output(rl: ResourceList) -> tuple[ResourceList, list[str | Span]]:
+def _output(rl: ResourceList) -> tuple[ResourceList, list[Piece]]:
     """The pieces to write, serialised fully before anything is written (unedited items stay
     spans of the input until then), through the gate's check of the new text; a failure
     gives a ResourceList of error results instead."""
@@ -396,6 +397,9 @@ def run(
     if args.paths or args.fn_config:
         return _run_files(process, config_model, name, args.paths, args.fn_config, args.output)
     out = sys.stdout.buffer  # the ResourceList's alone: a print in the run goes to stderr
+    # The new texts of a big run wait for the gate out of memory (krmlib._base.spill): nothing
+    # of this run is used once it is written.
+    _spill.start()
     try:
         with _stdout_to_stderr():
             # No name keeps the input text alive once the items are split from it (memory).
@@ -403,9 +407,12 @@ def run(
     except KrmError as exc:
         rl = ResourceList()
         rl.results.from_error(exc)
-    rl, pieces = _output(rl)
-    if not _write_pieces(pieces, out):
-        return 1
+    try:
+        rl, pieces = _output(rl)
+        if not _write_pieces(pieces, out):
+            return 1
+    finally:
+        _spill.stop()
     if argv is None:
         _close_stdout()
     return exit_code(rl)
@@ -469,15 +476,14 @@ def _write(text: str) -> None:
     _write_pieces([text])
 
 
-def _write_pieces(pieces: Iterable[str | Span], out: Any = None) -> bool:
+def _write_pieces(pieces: Iterable[Piece], out: Any = None) -> bool:
     """Write to stdout (``out``: its binary buffer, taken before the run); False (and one
     message on stderr, no traceback) when stdout refuses (a full disk, ``> /dev/full``, a
     closed pipe)."""
     out = sys.stdout.buffer if out is None else out
     try:
         for piece in pieces:
-            text = piece if isinstance(piece, str) else piece[0][piece[1] : piece[2]]
-            out.write(text.encode("utf-8"))
+            out.write(piece_data(piece))
         out.flush()
     except OSError as exc:
         # What is left in the buffer goes nowhere: stdout becomes /dev/null, so the flush at

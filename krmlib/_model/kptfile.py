@@ -5,6 +5,7 @@
 # 10 M instructions at start-up (issue 37; tests/test_startup_imports.py).
 from typing import Any, Literal, NamedTuple
 
+from krmlib._base import spill as _spill
 from krmlib._base.errors import FieldTypeError, KrmError
 from krmlib._yaml import emit as _emit
 from krmlib._yaml import engines as _yaml
@@ -164,8 +165,8 @@ class Conditions:
     def _entry(self, index: int) -> Any:
         """The entry at ``index`` as values (a new one's text read back)."""
         item = self._raw[index]
-        if index >= self._written and isinstance(item, str):
-            [item] = _yaml.load_plain(_dedent(item, self._indent))
+        if index >= self._written and isinstance(item, str | _spill.Held):
+            [item] = _yaml.load_plain(_dedent(_spill.text_of(item), self._indent))
         return item
 
     def status(self, type_: str) -> str | None:
@@ -226,7 +227,7 @@ class Conditions:
     def _new_entry(self, values: dict[str, Any]) -> Any:
         """A new entry as the text it is written as (values when the emitter is unsure)."""
         text = _emit.seq_entry(values, self._indent)
-        return values if text is None else text
+        return values if text is None else _spill.hold(text)  # (thousands: out of memory)
 
     def ensure(self, condition: Condition) -> None:
         """Add the condition only when there is none of that type."""
@@ -273,7 +274,7 @@ class Conditions:
         kptfile = self.kptfile
         assert kptfile is not None
         new = [item for item in self._raw[self._written :] if item is not None]
-        if any(not isinstance(item, str) for item in new):
+        if any(not isinstance(item, str | _spill.Held) for item in new):
             return False
         if not of(kptfile).has_text():
             return False  # a round-trip tree: no splice
@@ -319,12 +320,12 @@ class Conditions:
         key = f"\n{' ' * indent}{self._PATH[-1]}:\n"  # a compact list: "- " under the key
         if not src.endswith(key, 0, start):
             return False
-        new: list[str] = []
+        new: list[str | _spill.Held] = []
         for index, item in enumerate(self._raw):
             if item is None:
                 continue
-            if index >= self._written and isinstance(item, str):
-                new.append(_reindent(item, self._indent, indent))
+            if index >= self._written and isinstance(item, str | _spill.Held):
+                new.append(_reindent_held(item, self._indent, indent))
                 continue
             if index < self._written and item is self._input[index]:
                 new.append(old[index] or "")  # unchanged: its text as it is
@@ -387,13 +388,21 @@ def _styles(entry: str) -> dict[str, str] | None:
     return out
 
 
-def _pieces(head: str, entries: list[str], old: int, new: int) -> tuple[str, ...]:
+def _pieces(
+    head: str, entries: list[str | _spill.Held], old: int, new: int
+) -> tuple[str | _spill.Held, ...]:
     """``head`` and the entries (written at indent ``old``, wanted at ``new``) as the pieces of
-    the Kptfile's new text: the entries' own strings, neither copied nor joined (thousands of
-    conditions: megabytes, and their memory could not serve a joined copy)."""
+    the Kptfile's new text: the entries' own strings, or where they are held out of memory
+    (:mod:`krmlib._base.spill`), neither copied nor joined (thousands of conditions:
+    megabytes, and their memory could not serve a joined copy)."""
     if old != new:
-        entries = [_reindent(entry, old, new) for entry in entries]
+        entries = [_reindent_held(entry, old, new) for entry in entries]
     return (head, *entries) if head else tuple(entries)
+
+
+def _reindent_held(entry: str | _spill.Held, old: int, new: int) -> str | _spill.Held:
+    """:func:`_reindent` of an entry that may be held out of memory (held again)."""
+    return entry if old == new else _spill.hold(_reindent(_spill.text_of(entry), old, new))
 
 
 def _dedent(text: str, indent: int) -> str:

@@ -17,6 +17,11 @@ when asked:
 - **new** (``plain`` without text or node): an object built from plain values, edited in place
   and written by krmlib's small emitter.
 
+In a console run a big output's new texts wait for the gate out of memory
+(:mod:`krmlib._base.spill`): a new item's own text, or the pieces of a big insertion (thousands
+of Kptfile conditions), may be an int, where it is held; :attr:`src` brings it back for good,
+:meth:`text_as_written` and the writer read it without keeping it.
+
 The operations are :meth:`read` / :meth:`read_at`, :meth:`set`, :meth:`delete` and
 :meth:`dump_doc` / :meth:`dump_item`, plus the header and string maps. ``dirty`` is true once the
 tree or new values changed, ``spliced`` once the text was edited.
@@ -30,6 +35,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
+from krmlib._base import spill as _spill
 from krmlib._base.errors import FieldTypeError, InputError
 from krmlib._base.paths import Key
 from krmlib._yaml import engines as _yaml
@@ -39,14 +45,12 @@ from krmlib._yaml import scan as _scan
 from .trees import (
     MISSING,
     _add_key,
-    _anchored,
     _assign,
     _child,
-    _merged,
-    _places,
     _str,
     doc_to_item,
     item_to_doc,
+    own_path,
     parent_of,
     same_plain,
     walk,
@@ -57,7 +61,8 @@ if TYPE_CHECKING:
 
 Form = Literal["item", "doc"]
 Header = tuple[str, str, str, str]
-Patch = tuple[int, int, str | tuple[str, ...]]
+Pieces = tuple[str | _spill.Held, ...]  # a big insertion's texts, some held out of memory
+Patch = tuple[int, int, str | Pieces]
 
 
 IDENTITY_EDITS = [0]
@@ -105,7 +110,7 @@ class Storage:
         self, src: str | None = None, form: Form = "doc", node: Any = None, plain: Any = None
     ) -> None:
         # The text is the object's own (stop < 0), or the span start:stop of the whole input.
-        self.text = src
+        self.text: str | _spill.Held | None = src  # Held: see text_as_written
         self.start = 0
         self.stop = -1
         # A span edited in place: (offset in the item's text, characters of it replaced, their
@@ -134,18 +139,34 @@ class Storage:
 
     @property
     def src(self) -> str:
-        """The object's text (a slice of the input for a span: made when asked for)."""
+        """The object's text (a slice of the input for a span: made when asked for; a text
+        held out of memory comes back into it, for good)."""
         text = self.text
         assert text is not None
         if self.stop < 0:
+            if type(text) is not str:
+                text = self.text = _spill.text_of(text)
             return text
+        assert type(text) is str  # a span of the input
         if self.patch is None:
             return text[self.start : self.stop]
         at, removed, inserted = self.patch
         at += self.start
         if not isinstance(inserted, str):
-            inserted = "".join(inserted)
+            inserted = "".join(map(_spill.text_of, inserted))
         return text[self.start : at] + inserted + text[at + removed : self.stop]
+
+    def text_as_written(self) -> str:
+        """:attr:`src`, a text held out of memory read back but not kept (the gate's read)."""
+        text = self.text
+        assert text is not None
+        return _spill.text_of(text) if self.stop < 0 else self.src
+
+    def held_item(self) -> _spill.Held | None:
+        """Where an unedited new item's text is held (:mod:`krmlib._base.spill`), or None."""
+        text = self.text
+        held = isinstance(text, _spill.Held) and self.stop < 0 and not self.dirty
+        return text if held and self.form == "item" else None  # type: ignore[return-value]
 
     @property
     def is_item(self) -> bool:
@@ -164,6 +185,8 @@ class Storage:
         self.spliced = True
         if header is not None:
             self.header = header
+        if self.stop < 0 and type(self.text) is str:
+            self.text = _spill.hold(self.text)
 
     def list_append_point(
         self, keys: tuple[str, ...], has_entries: bool
@@ -196,7 +219,7 @@ class Storage:
         """Give the object the text ``new``; a span of the input stays a span, the edit kept as
         one patch: what lies between the parts ``new`` shares with the item at either end."""
         text, start, stop = self.text, self.start, self.stop
-        if text is None or stop < 0:
+        if type(text) is not str or stop < 0:
             self.own_text(new)
             return
         from krmlib._yaml.splice import edit_between
@@ -205,21 +228,24 @@ class Storage:
 
     def span_of_input(self) -> tuple[str, int, int] | None:
         """(input text, start, stop) of an unedited item that is a span of the input."""
-        if self.dirty or self.text is None or self.stop < 0 or self.patch is not None:
+        text = self.text
+        if self.dirty or type(text) is not str or self.stop < 0 or self.patch is not None:
             return None
         if self.form != "item":
             return None
-        return self.text, self.start, self.stop
+        return text, self.start, self.stop
 
     def patched_span(
         self,
-    ) -> tuple[tuple[str, int, int], str | tuple[str, ...], tuple[str, int, int]] | None:
-        """(span before, replacement, span after) of a span of the input edited in place."""
-        if self.dirty or self.patch is None or self.text is None or self.form != "item":
+    ) -> tuple[tuple[str, int, int], str | Pieces, tuple[str, int, int]] | None:
+        """(span before, replacement, span after) of a span of the input edited in place (the
+        replacement's pieces may be held out of memory: :mod:`krmlib._base.spill`)."""
+        text = self.text
+        if self.dirty or self.patch is None or type(text) is not str or self.form != "item":
             return None
         at, removed, inserted = self.patch
         at += self.start
-        return (self.text, self.start, at), inserted, (self.text, at + removed, self.stop)
+        return (text, self.start, at), inserted, (text, at + removed, self.stop)
 
     def doc_text(self) -> str:
         assert self.text is not None
@@ -229,8 +255,8 @@ class Storage:
         """False only when ``word`` appears nowhere in the unedited text and no escape could
         spell it; True when unsure (an edited or new object)."""
         text = self.text
-        if text is None or self.node is not None or self.patch is not None:
-            return True
+        if type(text) is not str or self.node is not None or self.patch is not None:
+            return True  # (also a text held out of memory)
         start, stop = (self.start, self.stop) if self.stop >= 0 else (0, len(text))
         return text.find(word, start, stop) >= 0 or text.find("\\", start, stop) >= 0
 
@@ -399,7 +425,8 @@ class Storage:
                 return spliced
         if same_plain(_yaml.to_plain(self.read_at(keys, obj)), value):
             return False  # as it is (read by a scan when the scan is certain: no parse)
-        self._own_path(keys)
+        if not self.is_new:  # plain values: nothing shared
+            own_path(self.tree(), keys)
         if not self.is_new and self._add_path(keys, value):
             return True
         parent = self._parent(keys, True, obj)
@@ -423,45 +450,13 @@ class Storage:
         """Remove the field at ``keys``; True if it was there."""
         if not keys or walk(self.read(), keys, obj) is MISSING:
             return False
-        self._own_path(keys)
+        if not self.is_new:  # plain values: nothing shared
+            own_path(self.tree(), keys)
         parent = self._parent(keys, False, obj)
         del parent[keys[-1]]
         self.dirty = True
         self.forget_header(keys)
         return True
-
-    def _own_path(self, keys: tuple[Key, ...]) -> None:
-        """Make every map and list on the path of ``keys`` the object's own before an edit of
-        the round-trip tree: an edit never reaches through an alias (``labels: *l`` edited
-        leaves ``matchLabels: &l`` as it was), nor through an anchor others alias, nor into a
-        map a merge key (``<<: *base``) brings. The edited occurrence gets an expanded copy
-        (as kyaml's de-anchoring expands it), or, when it is the anchor and its aliases are in
-        this object, each alias does; an anchor no edit reaches stays as it is. The text
-        splicer never edits through an anchor or alias (it gives way to this tree)."""
-        if self.is_new:
-            return  # plain values: nothing shared
-        node = self.tree()
-        for key in keys:
-            child = _child(node, key)
-            if not isinstance(child, dict | list):
-                return
-            if isinstance(key, str) and _merged(node, key):
-                child = _yaml.to_node(_yaml.to_plain(child))
-                node[key] = child  # the merged value as the map's own key
-            elif _anchored(child):
-                child = self._unshare(node, key, child)
-            node = child
-
-    def _unshare(self, parent: Any, key: Key, child: Any) -> Any:
-        """``parent[key]`` (an anchored node) as a node no other place of the object shares."""
-        places = _places(self.tree(), child)
-        if len(places) > 1 and places[0][0] is parent and places[0][1] == key:
-            for container, at in places[1:]:  # the anchor is edited: its aliases expand
-                container[at] = _yaml.to_node(_yaml.to_plain(child))
-            return child
-        own = _yaml.to_node(_yaml.to_plain(child))  # an alias (or an anchor an item may share)
-        parent[key] = own
-        return own
 
     def _add_path(self, keys: tuple[Key, ...], value: Any) -> bool:
         """Add a missing map path in one go (so that comments after the map it joins stay after
@@ -524,7 +519,7 @@ class Storage:
         return True
 
     def splice_insert(
-        self, keys: tuple[Key, ...], at: int, inserted: tuple[str, ...], removed: int = 0
+        self, keys: tuple[Key, ...], at: int, inserted: Pieces, removed: int = 0
     ) -> None:
         """Put the pieces ``inserted`` in place of ``removed`` characters at offset ``at`` of the
         text (a write at ``keys`` that a caller placed, as the splicer would): a span of the
@@ -535,7 +530,7 @@ class Storage:
             self.patch = (at, removed, inserted)
         else:
             src = self.src
-            self.edit_src(src[:at] + "".join(inserted) + src[at + removed :])
+            self.edit_src(src[:at] + "".join(map(_spill.text_of, inserted)) + src[at + removed :])
         self.spliced_at(keys)
 
     def spliced_at(self, keys: tuple[Key, ...]) -> None:
@@ -584,6 +579,3 @@ class Storage:
             if text is not None:
                 return text
         return doc_to_item(self.dump_doc())
-
-
-# --- trees ------------------------------------------------------------------------------------

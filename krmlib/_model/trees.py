@@ -180,6 +180,39 @@ def same_plain(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+def own_path(root: Any, keys: tuple[Key, ...]) -> None:
+    """Make every map and list on the path of ``keys`` the object's own before an edit of
+    the round-trip tree: an edit never reaches through an alias (``labels: *l`` edited
+    leaves ``matchLabels: &l`` as it was), nor through an anchor others alias, nor into a
+    map a merge key (``<<: *base``) brings. The edited occurrence gets an expanded copy
+    (as kyaml's de-anchoring expands it), or, when it is the anchor and its aliases are in
+    this object, each alias does; an anchor no edit reaches stays as it is. The text
+    splicer never edits through an anchor or alias (it gives way to this tree)."""
+    node = root
+    for key in keys:
+        child = _child(node, key)
+        if not isinstance(child, dict | list):
+            return
+        if isinstance(key, str) and _merged(node, key):
+            child = _yaml.to_node(_yaml.to_plain(child))
+            node[key] = child  # the merged value as the map's own key
+        elif _anchored(child):
+            child = _unshare(root, node, key, child)
+        node = child
+
+
+def _unshare(root: Any, parent: Any, key: Key, child: Any) -> Any:
+    """``parent[key]`` (an anchored node) as a node no other place of the object shares."""
+    places = _places(root, child)
+    if len(places) > 1 and places[0][0] is parent and places[0][1] == key:
+        for container, at in places[1:]:  # the anchor is edited: its aliases expand
+            container[at] = _yaml.to_node(_yaml.to_plain(child))
+        return child
+    own = _yaml.to_node(_yaml.to_plain(child))  # an alias (or an anchor an item may share)
+    parent[key] = own
+    return own
+
+
 def item_to_doc(text: str) -> str:
     """A ResourceList items entry (``- `` + indented lines) as a standalone document."""
     lines = text.split("\n")
