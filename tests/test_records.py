@@ -137,3 +137,16 @@ def test_results_keep_the_same_result_once_and_every_different_one() -> None:
     assert len(results) == 3 + 500
     assert [r.message for r in results][:3] == ["same", "same", "same"]
     assert [r.severity for r in results][:2] == [Severity.WARNING, Severity.ERROR]
+
+
+def test_results_that_share_a_hash_are_told_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Positions by the hash of a result's form (one int per hash, a list when two share one):
+    every hash the same, the different results are all kept and the repeats dropped."""
+    from krmlib import Results
+    from krmlib._model import results as results_module
+
+    monkeypatch.setattr(results_module, "hash", lambda _key: 7, raising=False)
+    results = Results()
+    for n in (1, 2, 1, 3, 2, 3, 4):
+        results.add(Result(f"message {n}", Severity.INFO))
+    assert [r.message for r in results] == [f"message {n}" for n in (1, 2, 3, 4)]

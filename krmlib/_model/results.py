@@ -134,16 +134,23 @@ class Results:
         # (position, package folder) of results about an item of a package folder (kpt fn
         # render: a subpackage's items name their own folder), for relative_to_package
         self._pending: list[tuple[int, str]] = []
-        # hash of a result's written form → positions of the results with that hash (not the
-        # forms themselves: thousands of results would hold each one's text twice)
-        self._seen: dict[int, list[int]] = {}
+        # hash of a result's written form → the position of the result with that hash, or the
+        # positions when two share it (not the forms themselves: thousands of results would hold
+        # each one's text twice; nor a list per hash: memory)
+        self._seen: dict[int, int | list[int]] = {}
 
     def add(self, result: Result) -> Result:
         """Add a result; the same result twice is kept once."""
         key = repr(result.to_dict())
-        same = self._seen.setdefault(hash(key), [])
-        if not any(repr(self._items[i].to_dict()) == key for i in same):
-            same.append(len(self._items))
+        seen, at = self._seen, len(self._items)
+        same = seen.setdefault(hash(key), at)
+        if same == at:
+            self._items.append(result)
+            return result
+        positions = [same] if isinstance(same, int) else same
+        if not any(repr(self._items[i].to_dict()) == key for i in positions):
+            positions.append(at)
+            seen[hash(key)] = positions
             self._items.append(result)
         return result
 
