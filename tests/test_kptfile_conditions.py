@@ -177,7 +177,8 @@ def test_a_list_that_only_grew_is_inserted_as_a_patch_of_the_span() -> None:
     assert patch is not None
     at, removed, inserted = patch
     assert (text[:at], removed) == (HEAD + text[len(HEAD) :].split("  info")[0], 0)
-    assert "".join(inserted).startswith(
+    assert isinstance(inserted, tuple) and all(type(piece) is str for piece in inserted)
+    assert "".join(map(str, inserted)).startswith(
         '    - type: t0\n      status: "False"\n      reason: why\n'
     )
     assert kptfile.to_item().endswith("      message: created 2\n  info: {}\n")

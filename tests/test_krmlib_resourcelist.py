@@ -256,17 +256,17 @@ def test_unedited_items_are_spans_of_the_input_written_in_runs() -> None:
     text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + items
     rl = ResourceList.parse(text)
     assert all(of(obj).text is text for obj in rl.items)  # no copy of each item's text
-    spans = [p for p in rl.pieces() if not isinstance(p, str)]
+    spans = [p for p in rl.pieces() if isinstance(p, tuple)]
     assert len(spans) == 1 and spans[0][1:] == (text.index("- "), len(text))
     rl.items[10].labels["edited"] = "yes"
     pieces = list(rl.pieces())
-    spans = [p for p in pieces if not isinstance(p, str)]
+    spans = [p for p in pieces if isinstance(p, tuple)]
     assert len(spans) == 2  # items 0-9 and 11-49 around the edited one
     assert "".join(rl.iter_yaml()) == rl.to_yaml() and 'edited: "yes"' in rl.to_yaml()
     old_cap = resourcelist.SPAN_RUN
     try:
         resourcelist.SPAN_RUN = 200  # about three items per run
-        runs = [p for p in ResourceList.parse(text).pieces() if not isinstance(p, str)]
+        runs = [p for p in ResourceList.parse(text).pieces() if isinstance(p, tuple)]
         assert len(runs) > 10 and all(stop - start <= 200 for _, start, stop in runs)
     finally:
         resourcelist.SPAN_RUN = old_cap

@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from krmlib import ResourceList
+from krmlib._io.resourcelist import piece_text
 from krmlib._model.object import span_object
 from krmlib._model.storage import of
 from krmlib._yaml import scan as _scan
@@ -195,7 +196,7 @@ def test_a_second_edit_of_a_patched_span_keeps_the_first() -> None:
     assert first.set(("metadata", "labels", "b"), "c") is True
     assert first.labels == {"applyset.kubernetes.io/part-of": "applyset-x", "b": "c"}
     assert second.labels == {"applyset.kubernetes.io/part-of": "applyset-x"}
-    out = "".join(p if isinstance(p, str) else p[0][p[1] : p[2]] for p in rl.pieces())
+    out = "".join(map(piece_text, rl.pieces()))
     assert "      b: c\n" in out and out.count("part-of: applyset-x") == 2
 
 
