@@ -43,7 +43,7 @@ def main() -> None:
         if importlib.util.find_spec(absent) is not None:
             failures.append(f"{absent} should not be in the image")
     syntax = importlib.import_module("krmlib._yaml.syntax")
-    if getattr(syntax, "_fast", None) is None:
+    if not syntax.has_c_check():
         failures.append(
             "krmlib._yaml.ccheck does not load: the functions would run the slow Python check"
             " (a pure krmlib wheel, or libyaml-0.so.2 missing from the runtime)"

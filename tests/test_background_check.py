@@ -253,7 +253,7 @@ def test_no_child_by_default_with_the_c_check_a_child_with_the_python_one() -> N
     body = """
         from krmlib._io import background as _background
         from krmlib._yaml import syntax
-        print(syntax._fast is not None, _background.wanted(10**7), _background.wanted(10))
+        print(syntax.has_c_check(), _background.wanted(10**7), _background.wanted(10))
         """
     seen = []
     for python_check in ("", "1"):

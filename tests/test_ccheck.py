@@ -28,7 +28,7 @@ from tests.test_bad_input_properties import BASE, corrupted
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(
-    _syntax._fast is None and os.environ.get(_syntax.PYTHON_CHECK_ENV) == "1",
+    not _syntax.has_c_check() and os.environ.get(_syntax.PYTHON_CHECK_ENV) == "1",
     reason="the extension is turned off",
 )
 HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -93,7 +93,7 @@ TEXTS = _texts()
 
 def test_the_extension_is_built_in_this_install() -> None:
     """`make install` and the test-pythons venvs build it (sdk/setup.py)."""
-    assert _syntax._fast is not None, "krmlib._yaml.ccheck is missing: is libyaml-dev installed?"
+    assert _syntax.has_c_check(), "krmlib._yaml.ccheck is missing: is libyaml-dev installed?"
 
 
 def test_every_testdata_and_example_file_agrees() -> None:
@@ -211,7 +211,7 @@ def test_the_cases_the_c_walk_leaves_to_python_agree(text: str) -> None:
 
 
 def test_the_variable_turns_the_extension_off() -> None:
-    code = "from krmlib._yaml import syntax as _syntax; print(_syntax._fast is None)"
+    code = "from krmlib._yaml import syntax as _syntax; print(not _syntax.has_c_check())"
     env = {**os.environ, _syntax.PYTHON_CHECK_ENV: "1"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.stdout.strip() == "True", out.stderr

@@ -39,6 +39,12 @@ def _by_dict(before: watch.Snapshot, items: list[KubeObject]) -> list[object]:
     return [identities.get(id(obj)) for obj in items]
 
 
+def _second_listing(items: list[KubeObject]) -> int:
+    """The index of the first object listed a second time in ``items``, or -1."""
+    ids = [id(obj) for obj in items]
+    return next((at for at, key in enumerate(ids) if key in ids[:at]), -1)
+
+
 def _edits() -> list[tuple[str, object]]:
     def inserted(items: list[KubeObject]) -> list[KubeObject]:
         return [items[0], _new("a"), *items[1:3], _new("b"), *items[3:], _new("c")]
@@ -66,7 +72,9 @@ def test_olds_answer_as_the_dict_of_ids_whatever_the_order() -> None:
         rl = _input()
         before = watch.Snapshot(rl)
         items = edit(list(rl.items))  # type: ignore[operator]
-        assert before.olds(items) == _by_dict(before, items), name
+        olds, twice = before.olds(items)
+        assert olds == _by_dict(before, items), name
+        assert twice == _second_listing(items), name
 
 
 def test_olds_in_order_with_new_items_build_no_dict_of_ids() -> None:
@@ -75,7 +83,8 @@ def test_olds_in_order_with_new_items_build_no_dict_of_ids() -> None:
     items = list(rl.items)
     items.insert(2, _new("x"))
     items.append(_new("y"))
-    olds = before.olds(items)
+    olds, twice = before.olds(items)
+    assert twice == -1
     assert olds[2] is None and olds[-1] is None and None not in olds[:2] + olds[3:-1]
     assert before._identities is None  # the walk answered: no dict by id (memory)
 
@@ -129,4 +138,7 @@ def test_olds_answer_as_the_dict_of_ids_after_random_edits() -> None:
                 items.insert(at, items.pop(chooser.randrange(len(items))))
             elif items:
                 items.insert(at, chooser.choice(items))
-        assert before.olds(items) == _by_dict(before, items), items
+        olds, twice = before.olds(items)
+        assert olds == _by_dict(before, items), items
+        assert twice == _second_listing(items), items
+        assert before.olds(items) == (olds, twice)  # nothing kept from one call to the next

@@ -83,6 +83,9 @@ import sys
 from krmlib import ResourceList
 rl = ResourceList.parse(sys.argv[1])
 assert rl.items[0].get("data.a") == "b"
+assert "yaml" not in sys.modules  # read from the text: the binding loads on first use
+from krmlib._yaml import engines
+assert engines.load_plain("a: [b, 1]") == {"a": ["b", 1]}
 assert "safe_load" not in vars(sys.modules["yaml"])  # PyYAML's __init__ has not run
 print(" ".join(sorted(m for m in sys.modules if m == "yaml" or m.startswith("yaml."))))
 """

@@ -56,7 +56,7 @@ def c_check() -> bool:
     module's documentation)."""
     from krmlib._yaml import syntax as _syntax
 
-    return getattr(_syntax, "_fast", None) is not None
+    return _syntax.has_c_check()
 
 
 class Pending:

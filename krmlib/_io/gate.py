@@ -67,9 +67,9 @@ def check(rl: ResourceList, before: Snapshot) -> list[Result]:
     good_labels = _GOOD_LABELS
     # (No list or set of every item's id: thousands of ints, a peak of memory at the end.)
     items = list(rl.items)
-    olds = before.olds(items)
-    if before.twice >= 0:  # one object listed twice: kpt would write it twice
-        again = items[before.twice]
+    olds, twice = before.olds(items)
+    if twice >= 0:  # one object listed twice: kpt would write it twice
+        again = items[twice]
         message = f"{_named(again)} is listed twice in the items (the same object added again)"
         return [_result(KrmError(message, obj=again), again)]
     wanted = set(compress(range(len(items)), map(writes.__contains__, map(id, items))))

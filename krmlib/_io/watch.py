@@ -193,7 +193,7 @@ class Snapshot:
     otherwise free its id for a new object, which the gate would then take for that input item
     (its identity, and "checked when read")."""
 
-    __slots__ = ("_headers", "_identities", "items", "twice")
+    __slots__ = ("_headers", "_identities", "items")
 
     def __init__(self, rl: ResourceList) -> None:
         self.items = list(rl.items)  # alive until the gate ran: their ids stay theirs
@@ -207,7 +207,6 @@ class Snapshot:
                         headers[at] = _storage.of(obj).head()
         self._headers = headers
         self._identities: dict[int, Identity] | None = None
-        self.twice = -1  # olds(): the index of an object listed a second time, or -1
 
     @property
     def identities(self) -> dict[int, Identity]:
@@ -220,11 +219,11 @@ class Snapshot:
                 self._identities = dict(pairs)  # type: ignore[arg-type]
         return self._identities
 
-    def olds(self, items: list[KubeObject]) -> list[Identity | None]:
+    def olds(self, items: list[KubeObject]) -> tuple[list[Identity | None], int]:
         """Each of ``items``' identity before the function ran (None: new, or not read): both
-        lists walked in order (no dict by id: memory), or :attr:`identities` when that fails.
-        Sets :attr:`twice` to the index of an object listed again in ``items`` (-1: none)."""
-        self.twice = -1
+        lists walked in order (no dict by id: memory), or :attr:`identities` when that fails;
+        and the index of an object listed a second time in ``items`` (-1: none), found with the
+        set of ids the walk makes anyway (nothing is kept on the snapshot)."""
         snap, heads = self.items, self._headers
         olds: list[Identity | None] = [None] * len(items)
         other: list[KubeObject] = []  # not the snapshot's next: new (at most len(items) - n)
@@ -240,14 +239,15 @@ class Snapshot:
         else:
             new = set(map(id, other)) if other else set()
             if j == n and new.isdisjoint(map(id, snap)):
-                if len(new) != len(other):  # a new object listed twice
-                    self.twice = _second(items, new)
-                return olds
+                # a new object listed twice: len(new) < len(other)
+                twice = _second(items, new) if len(new) != len(other) else -1
+                return olds, twice
             del new
         del olds, other
+        twice = -1
         if len(set(map(id, items))) != len(items):  # (an input item went or moved: rare)
-            self.twice = _second(items, None)
-        return list(map(self.identities.get, map(id, items)))
+            twice = _second(items, None)
+        return list(map(self.identities.get, map(id, items))), twice
 
 
 def _second(items: list[KubeObject], among: set[int] | None) -> int:

@@ -19,20 +19,7 @@ from typing import Any
 
 from krmlib._base.errors import InputError, KrmError
 
-from .libyaml import (
-    CParser,
-    DocumentEndEvent,
-    MappingEndEvent,
-    MappingNode,
-    MappingStartEvent,
-    MarkedYAMLError,
-    ScalarEvent,
-    SequenceEndEvent,
-    SequenceNode,
-    SequenceStartEvent,
-    StreamEndEvent,
-    YAMLError,
-)
+from . import libyaml as _libyaml
 from .scalars import StyledBool, StyledNull
 
 # Bounds that keep hostile input from exhausting memory or the stack.
@@ -104,6 +91,7 @@ def check_bounds(text: str) -> bool:
 def _check_alias_expansion(text: str) -> None:
     """Refuse documents whose aliases would expand to more than MAX_NODES nodes."""
     memo: dict[int, int] = {}
+    sequence, mapping = _libyaml.SequenceNode, _libyaml.MappingNode
 
     def size(node: Any) -> int:
         key = id(node)
@@ -111,9 +99,9 @@ def _check_alias_expansion(text: str) -> None:
             return memo[key]
         memo[key] = 1  # a recursive alias counts once
         total = 1
-        if isinstance(node, SequenceNode):
+        if isinstance(node, sequence):
             total += sum(size(child) for child in node.value)
-        elif isinstance(node, MappingNode):
+        elif isinstance(node, mapping):
             total += sum(size(k) + size(v) for k, v in node.value)
         memo[key] = total
         return total
@@ -131,7 +119,7 @@ def _check_alias_expansion(text: str) -> None:
                     )
         finally:
             loader.dispose()
-    except YAMLError:
+    except _libyaml.YAMLError:
         return  # the real parse reports syntax errors with their position
     except RecursionError:
         raise InputError("YAML nesting too deep") from None
@@ -186,9 +174,9 @@ def load_plain(text: str) -> Any:
             return loader.get_single_data()
         finally:
             loader.dispose()
-    except MarkedYAMLError as exc:
+    except _libyaml.MarkedYAMLError as exc:
         raise _marked_error(exc) from None
-    except YAMLError as exc:
+    except _libyaml.YAMLError as exc:
         raise InputError(f"invalid YAML: {exc}") from None
     except RecursionError:
         raise InputError("YAML nesting too deep") from None
@@ -204,14 +192,21 @@ def _build(text: str) -> Any:
     """Plain values straight from libyaml's events, for documents without anchors, tags or
     complex keys (what kpt writes). Equal to what :class:`~krmlib._yaml.full.CoreLoader` builds,
     in one loop and without PyYAML's node graph."""
-    parser = CParser(text)
+    libyaml = _libyaml
+    parser = libyaml.CParser(text)
     try:
         get: Any = parser.get_event
         get()  # StreamStart
         event: Any = get()
-        if type(event) is StreamEndEvent:
+        stream_end, doc_end = libyaml.StreamEndEvent, libyaml.DocumentEndEvent
+        if type(event) is stream_end:
             return None
-        scalar, map_start, seq_start = ScalarEvent, MappingStartEvent, SequenceStartEvent
+        scalar, map_start, seq_start = (
+            libyaml.ScalarEvent,
+            libyaml.MappingStartEvent,
+            libyaml.SequenceStartEvent,
+        )
+        map_end, seq_end = libyaml.MappingEndEvent, libyaml.SequenceEndEvent
         resolve_first = _RESOLVE_FIRST
         resolve = _resolve
         stack: list[tuple[Any, bool]] = []
@@ -259,10 +254,10 @@ def _build(text: str) -> Any:
                     root = new
                 stack.append((current, is_map))
                 current, is_map = new, kind is map_start
-            elif kind is MappingEndEvent or kind is SequenceEndEvent:
+            elif kind is map_end or kind is seq_end:
                 current, is_map = stack.pop()
-            elif kind is DocumentEndEvent:
-                if type(get()) is not StreamEndEvent:
+            elif kind is doc_end:
+                if type(get()) is not stream_end:
                     raise _Unusual  # a second document: the full loader refuses it
                 return root
             else:  # an alias
@@ -343,7 +338,7 @@ def untab(text: str) -> str:
     scalars and comments are kept. Offsets and columns do not move (one character for one)."""
     if "\t" not in text:
         return text
-    parser = CParser(text)
+    parser = _libyaml.CParser(text)
     pieces: list[str] = []
     done = 0
     try:
@@ -357,7 +352,7 @@ def untab(text: str) -> str:
             pieces.append(gap)
             pieces.append(text[start:end])
             done = end
-    except YAMLError:
+    except _libyaml.YAMLError:
         return text  # the round trip says what is wrong
     finally:
         parser.dispose()

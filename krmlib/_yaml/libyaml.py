@@ -24,6 +24,9 @@ Every step of this may fail safe: if loading the package without its ``__init__`
 yaml`` is used; if PyYAML has no libyaml binding at all, :data:`CParser` is PyYAML's pure-Python
 parser with the same methods (slower, same events), and :data:`FALLBACK` says which.
 
+None of this happens when krmlib is imported: the binding is loaded when a parse first needs it
+(see :func:`__getattr__` below), and a function that never parses through it never loads it.
+
 ``tests/test_libyaml.py`` checks both paths give the same values and messages and that PyYAML works
 as usual afterwards; ``tests/test_startup_imports.py`` that a function's start-up does not run it.
 """
@@ -152,22 +155,62 @@ def _shortcut() -> ModuleType:
     return binding
 
 
-_binding, FALLBACK = _load()  # FALLBACK: "" (libyaml), "import" or "python" (see _load)
-_events = sys.modules["yaml.events"]
-_nodes = sys.modules["yaml.nodes"]
-_error = sys.modules["yaml.error"]
+# The binding is loaded on first use, not when krmlib is imported (issue 37): a function whose
+# input the C check (krmlib._yaml.ccheck) accepts and whose items the text readers read never
+# parses through it, and loading it (PyYAML's small modules, the Cython ``yaml._yaml``) cost
+# every function about 0.5-0.75 MB of peak RSS and 4 ms of CPU at start. The names below are
+# declared for the type checker and set by :func:`_bind` when one of them is first read
+# (``libyaml.CParser``: the module's ``__getattr__``, PEP 562). So a module that uses them
+# imports this module and reads ``libyaml.X`` where it parses, never ``from .libyaml import X``
+# at its top (that would load the binding there). An ``except libyaml.YAMLError`` clause is
+# evaluated only when an exception reaches it, after the parser that raised it was made.
+CParser: Any
+YAMLError: type[Exception]
+MarkedYAMLError: Any
+AliasEvent: Any
+DocumentEndEvent: Any
+DocumentStartEvent: Any
+MappingEndEvent: Any
+MappingStartEvent: Any
+ScalarEvent: Any
+SequenceEndEvent: Any
+SequenceStartEvent: Any
+StreamEndEvent: Any
+MappingNode: Any
+SequenceNode: Any
+FALLBACK: str  # "" (libyaml), "import" or "python" (see _load)
 
-CParser: Any = _binding.CParser
-YAMLError: type[Exception] = _error.YAMLError
-MarkedYAMLError: Any = _error.MarkedYAMLError
-AliasEvent: Any = _events.AliasEvent
-DocumentEndEvent: Any = _events.DocumentEndEvent
-DocumentStartEvent: Any = _events.DocumentStartEvent
-MappingEndEvent: Any = _events.MappingEndEvent
-MappingStartEvent: Any = _events.MappingStartEvent
-ScalarEvent: Any = _events.ScalarEvent
-SequenceEndEvent: Any = _events.SequenceEndEvent
-SequenceStartEvent: Any = _events.SequenceStartEvent
-StreamEndEvent: Any = _events.StreamEndEvent
-MappingNode: Any = _nodes.MappingNode
-SequenceNode: Any = _nodes.SequenceNode
+_EVENTS = (
+    "AliasEvent",
+    "DocumentEndEvent",
+    "DocumentStartEvent",
+    "MappingEndEvent",
+    "MappingStartEvent",
+    "ScalarEvent",
+    "SequenceEndEvent",
+    "SequenceStartEvent",
+    "StreamEndEvent",
+)
+_LAZY = frozenset(("CParser", "YAMLError", "MarkedYAMLError", "MappingNode", "SequenceNode"))
+_LAZY |= {"FALLBACK", *_EVENTS}
+
+
+def _bind() -> None:
+    """Load the binding (:func:`_load`) and set this module's names from it."""
+    binding, how = _load()
+    events, nodes, error = (sys.modules[f"yaml.{name}"] for name in ("events", "nodes", "error"))
+    names = globals()
+    for name in _EVENTS:
+        names[name] = getattr(events, name)
+    names["MappingNode"], names["SequenceNode"] = nodes.MappingNode, nodes.SequenceNode
+    names["YAMLError"], names["MarkedYAMLError"] = error.YAMLError, error.MarkedYAMLError
+    names["FALLBACK"] = how
+    names["CParser"] = binding.CParser  # last: set only once every other name is
+
+
+def __getattr__(name: str) -> Any:
+    """The first read of a name of the binding loads it (later reads find the name set)."""
+    if name in _LAZY:
+        _bind()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

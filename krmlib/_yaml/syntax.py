@@ -38,19 +38,7 @@ from typing import Any
 from krmlib._base.errors import InputError, KrmError
 from krmlib._base.pkgpath import PATH_ANNOTATIONS, check_relative_path
 
-from .libyaml import (
-    AliasEvent,
-    CParser,
-    DocumentStartEvent,
-    MappingEndEvent,
-    MappingStartEvent,
-    MarkedYAMLError,
-    ScalarEvent,
-    SequenceEndEvent,
-    SequenceStartEvent,
-    StreamEndEvent,
-    YAMLError,
-)
+from . import libyaml as _libyaml
 
 MAX_DEPTH = 100
 MAX_KEY = 1024
@@ -156,6 +144,12 @@ _fast = _load_fast()
 _NO_PATHS: tuple[str, ...] = ()
 
 
+def has_c_check() -> bool:
+    """Whether the check runs on libyaml's C API (the extension is there and not turned off);
+    False: every input is walked in Python."""
+    return _fast is not None
+
+
 def check_syntax(text: str, *, paths: bool = True) -> Outline:
     """Parse every event of ``text``; raise :class:`InputError` on the first problem.
 
@@ -199,11 +193,11 @@ def fast_outline(text: str, *, paths: bool = True) -> Outline | None:
 
 def python_check(text: str, *, paths: bool = True) -> Outline:
     """:func:`check_syntax` by the Python walk over PyYAML's event objects (the reference)."""
-    parser = CParser(text)
+    parser = _libyaml.CParser(text)
     outline = Outline()
     try:
         _walk(parser, outline, _PATH_KEYS if paths else frozenset())
-    except MarkedYAMLError as exc:
+    except _libyaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
         line = mark.line + 1 if mark is not None else None
@@ -211,7 +205,7 @@ def python_check(text: str, *, paths: bool = True) -> Outline:
         raise InputError(
             f"{_where(outline, text, line)}invalid YAML: {problem}", line=line, column=column
         ) from None
-    except YAMLError as exc:
+    except _libyaml.YAMLError as exc:
         raise InputError(f"invalid YAML: {exc}") from None
     except _Refused as exc:
         raise InputError(
@@ -314,8 +308,11 @@ _FALSE_O = frozenset({"off", "Off", "OFF"})
 
 def _walk(parser: Any, outline: Outline, path_keys: frozenset[str]) -> None:  # one flat loop
     get = parser.get_event
-    scalar, alias = ScalarEvent, AliasEvent
-    map_start, seq_start = MappingStartEvent, SequenceStartEvent
+    libyaml = _libyaml
+    scalar, alias = libyaml.ScalarEvent, libyaml.AliasEvent
+    map_start, seq_start = libyaml.MappingStartEvent, libyaml.SequenceStartEvent
+    map_end, seq_end = libyaml.MappingEndEvent, libyaml.SequenceEndEvent
+    doc_start, stream_end = libyaml.DocumentStartEvent, libyaml.StreamEndEvent
     head_keys = _HEAD_KEYS
     clean_paths: set[str] = set()
     first_not_string = _FIRST_NOT_STRING
@@ -407,7 +404,7 @@ def _walk(parser: Any, outline: Outline, path_keys: frozenset[str]) -> None:  # 
             else:
                 keys, want_key, key, count = None, False, None, 0
             continue
-        if kind is MappingEndEvent or kind is SequenceEndEvent:
+        if kind is map_end or kind is seq_end:
             keys, want_key, key, count = stack.pop()
             depth -= 1
             if depth < head_level:
@@ -428,14 +425,14 @@ def _walk(parser: Any, outline: Outline, path_keys: frozenset[str]) -> None:  # 
             else:
                 count += 1
             continue
-        if kind is DocumentStartEvent:
+        if kind is doc_start:
             documents += 1
             outline.documents = documents
             doc_head = head = Head(event.end_mark.line + 1, event.end_mark.index)
             head_level = 1
             outline.docs.append(doc_head)
             continue
-        if kind is StreamEndEvent or event is None:
+        if kind is stream_end or event is None:
             break
 
 
@@ -476,7 +473,7 @@ def _note_head(
     else:
         return
     line = event.start_mark.line + 1
-    if type(event) is ScalarEvent:
+    if type(event) is _libyaml.ScalarEvent:
         what = _scalar_kind(event)
         if what is None:
             value = event.value
@@ -488,9 +485,9 @@ def _note_head(
             return  # absent: "has no metadata.name" later, or no namespace
     else:
         what = {
-            MappingStartEvent: "a mapping",
-            SequenceStartEvent: "a list",
-            AliasEvent: "an alias",
+            _libyaml.MappingStartEvent: "a mapping",
+            _libyaml.SequenceStartEvent: "a list",
+            _libyaml.AliasEvent: "an alias",
         }[type(event)]
     if head.problem is None:
         head.problem = (_HEAD_FIELDS[slot], what, line)
@@ -498,10 +495,10 @@ def _note_head(
 
 def _note_config(outline: Outline, event: Any) -> None:
     outline.config_line = event.start_mark.line + 1
-    if type(event) is MappingStartEvent:
+    if type(event) is _libyaml.MappingStartEvent:
         outline.config = "mapping"
-    elif type(event) is ScalarEvent:
+    elif type(event) is _libyaml.ScalarEvent:
         what = _scalar_kind(event)
         outline.config = "null" if what == "null" else "a scalar"
     else:
-        outline.config = "a list" if type(event) is SequenceStartEvent else "an alias"
+        outline.config = "a list" if type(event) is _libyaml.SequenceStartEvent else "an alias"
