@@ -191,6 +191,28 @@ def test_live_label_and_annotation_maps() -> None:
     assert o.annotations["x/y"] == "z" and dict(o.annotations) == {"x/y": "z"}
 
 
+@pytest.mark.parametrize("parsed", [False, True])
+def test_a_map_reads_alike_by_key_and_by_get(parsed: bool) -> None:
+    """A null value reads as "", a number as its text, through ``[]`` and ``get`` alike (from
+    the scanned text and from the parsed tree); only a missing key is a KeyError or the
+    default."""
+    o = KubeObject.from_yaml(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"
+        "  labels:\n    empty:\n    number: 1\n    text: x\n"
+    )
+    if parsed:
+        o.to_dict()  # the maps are then read from the tree, not scanned from the text
+    labels = o.labels
+    expected = {"empty": "", "number": "1", "text": "x"}
+    assert {key: labels[key] for key in expected} == expected
+    assert {key: labels.get(key) for key in expected} == expected
+    assert dict(labels) == expected and dict(labels.items()) == expected
+    assert labels.get("missing") is None and labels.get("missing", "d") == "d"
+    with pytest.raises(KeyError) as err:
+        labels["missing"]
+    assert err.value.args == ("missing",)
+
+
 def test_path_annotations_change_together_and_stay_inside() -> None:
     o = obj()
     assert o.path == "apps/web.yaml"

@@ -367,8 +367,10 @@ class _FieldMap(MutableMapping[str, str]):
         return self._obj._store.string_map(self._path, self._obj)
 
     def __getitem__(self, key: str) -> str:
-        value = self._map()[key]
-        return "" if value is None else str(value)
+        value: str | None = self.get(key)  # a key that is there gives a string, never None
+        if value is None:
+            raise KeyError(key)
+        return value
 
     def get(self, key: str, default: Any = None) -> Any:  # Mapping's, without a KeyError
         found = self._map()

@@ -24,6 +24,8 @@ import re
 from sys import intern
 from typing import Any
 
+from krmlib._base.memo import remember
+
 _LINE = re.compile(r"( *)(- )?(?:([A-Za-z_][A-Za-z0-9_./-]*):(?= |$))?(.*)")
 _SINGLE = re.compile(r"'((?:[^']|'')*)'(?: *| +#.*)")
 _DOUBLE = re.compile(r'"([^"\\]*)"(?: *| +#.*)')
@@ -143,7 +145,7 @@ def _literal(header: str, lines: list[str], at: int, column: int) -> tuple[str, 
 
 
 _KNOWN: dict[str, Any] = {}  # scalars read before and their values (not {} or []): they repeat
-_KNOWN_MAX = 4096
+_KNOWN_MAX = 4096  # bounded: the values items share fit; unique names do not pile up
 
 
 def _scalar(value: str) -> Any:
@@ -153,9 +155,7 @@ def _scalar(value: str) -> Any:
         return known
     read = _read_scalar(value)
     if type(read) is not dict and type(read) is not list:
-        if len(_KNOWN) >= _KNOWN_MAX:
-            _KNOWN.clear()
-        _KNOWN[value] = read
+        remember(_KNOWN, value, read, _KNOWN_MAX)
     return read
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from krmlib._base.memo import remember
+
 from .scalars import needs_quotes
 
 _KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./-]*\Z")
@@ -47,7 +49,8 @@ def emit_item(data: dict[str, Any]) -> str | None:
 
 
 # Keys and strings repeat across thousands of new objects ("apiVersion", "v1", label values):
-# what each is written as is remembered (bounded, so unique names do not pile up).
+# what each is written as is remembered, bounded (4096: many times the keys and values that
+# repeat, so unique names do not pile up).
 _MEMO_LIMIT = 4096
 _KEYS: dict[str, str] = {}
 _STRINGS: dict[str, str] = {}
@@ -57,10 +60,7 @@ def _scalar(value: Any) -> str:
     if type(value) is str:
         text = _STRINGS.get(value)
         if text is None:
-            text = _scalar_text(value)
-            if len(_STRINGS) >= _MEMO_LIMIT:
-                _STRINGS.clear()
-            _STRINGS[value] = text
+            text = remember(_STRINGS, value, _scalar_text(value), _MEMO_LIMIT)
         return text
     return _scalar_text(value)
 
@@ -140,10 +140,7 @@ def _key(key: Any) -> str:
     """A key not written before (``_map`` looks in ``_KEYS`` first): checked, remembered."""
     if not isinstance(key, str) or not _KEY.match(key) or needs_quotes(key):
         raise _Unsure
-    if len(_KEYS) >= _MEMO_LIMIT:
-        _KEYS.clear()
-    _KEYS[key] = key
-    return key
+    return remember(_KEYS, key, key, _MEMO_LIMIT)
 
 
 def _map(

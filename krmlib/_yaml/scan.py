@@ -19,6 +19,8 @@ from collections.abc import Callable
 from sys import intern
 from typing import Any
 
+from krmlib._base.memo import remember
+
 
 class _OnUse(dict[Any, re.Pattern[str]]):
     """Patterns compiled on first use (issue 37): a run reads items of one form (a ResourceList's,
@@ -111,7 +113,9 @@ def scan_header(text: str, item_form: bool) -> tuple[str, str, str, str] | None:
 
 # The values of apiVersion, kind and namespace as read (``" v1"``) -> clean_scalar's answer,
 # interned: thousands of items share a few of them (a dict look-up instead of the checks).
+# Bounded: 1024 holds the few a package has; per-item values (rare here) do not pile up.
 _CLEAN: dict[str, str | None] = {}
+_CLEAN_LIMIT = 1024
 
 
 def _clean_kept(raw: str) -> str | None:
@@ -124,9 +128,7 @@ def _clean_kept(raw: str) -> str | None:
     if value is not None:
         value = intern(value)
     if len(raw) <= 256:
-        if len(_CLEAN) >= 1024:
-            _CLEAN.clear()
-        _CLEAN[raw] = value
+        remember(_CLEAN, raw, value, _CLEAN_LIMIT)
     return value
 
 

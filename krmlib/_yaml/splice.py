@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from krmlib._base.memo import remember
+
 from .emit import entry_lines, seq_lines
 from .scalars import needs_quotes
 from .scan import closed_edit, open_scalar
@@ -275,7 +277,9 @@ def _set_metadata_entry(text: str, section: str, key: str, value: str) -> str | 
 # (section, key, value) -> the texts :func:`_entry_value` gives, or None: a function writes one
 # label to thousands of items (two regex matches and three quoting checks each), and each item
 # keeps the lines it inserted (its patch): one string for them all, not one each (memory).
+# Bounded: a run writes a few labels; 1024 holds them, and distinct values do not pile up.
 _ENTRY_VALUES: dict[tuple[str, str, str], tuple[str, str, str] | None] = {}
+_ENTRY_VALUES_LIMIT = 1024
 
 
 def _entry_value(section: str, key: str, value: str) -> tuple[str, str, str] | None:
@@ -294,9 +298,7 @@ def _entry_value(section: str, key: str, value: str) -> tuple[str, str, str] | N
         entry = f"      {key}: {rendered}\n"
         texts = (rendered, f"    {section}:\n{entry}", entry)
     if len(value) + len(key) <= 256:
-        if len(_ENTRY_VALUES) >= 1024:
-            _ENTRY_VALUES.clear()
-        _ENTRY_VALUES[asked] = texts
+        remember(_ENTRY_VALUES, asked, texts, _ENTRY_VALUES_LIMIT)
     return texts
 
 
@@ -350,13 +352,12 @@ def last_edit(text: str, new: str) -> tuple[int, int, str] | None:
     edit = (at, removed, inserted)
     kept = _EDITS.get(edit)
     if kept is None:
-        if len(_EDITS) >= 256:
-            _EDITS.clear()
-        kept = _EDITS[edit] = edit
+        kept = remember(_EDITS, edit, edit, _EDITS_LIMIT)
     return kept
 
 
 _EDITS: dict[tuple[int, int, str], tuple[int, int, str]] = {}  # the last edits, each one tuple
+_EDITS_LIMIT = 256  # items labelled alike share an edit: a run makes a few distinct ones
 
 
 def _append_entries(
