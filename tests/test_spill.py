@@ -38,6 +38,7 @@ def held(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every new text held from the first (a fresh file, small writes and reads)."""
     monkeypatch.setattr(spill, "_SPILL", spill._Spill())
     monkeypatch.setattr(spill, "HOLD_FROM", 0)
+    monkeypatch.setattr(spill, "BATCH", 1)  # each text held as soon as it is made
     monkeypatch.setattr(spill, "_FLUSH", 64)
     monkeypatch.setattr(spill, "_WINDOW", 128)
     spill.start()
@@ -114,6 +115,62 @@ def test_no_folder_takes_a_file(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.usefixtures("held")
+def test_held_together_and_merged_where_they_follow_one_another() -> None:
+    texts = ["a: 1\n", "b: 2\n", "c: 3\n"]
+    places = spill.hold_all(texts)
+    assert [spill.text_of(place) for place in places] == texts
+    [one] = spill.merged(places)
+    assert spill.text_of(one) == "".join(texts)
+    split = spill.merged([places[0], "x\n", places[1], places[2]])
+    assert [spill.text_of(piece) for piece in split] == ["a: 1\n", "x\n", "b: 2\nc: 3\n"]
+    assert spill.merged([places[1], places[0]]) == [places[1], places[0]]  # not in file order
+    mixed = spill.hold_all(["ok\n", "bad\x01\n", "fine\n"])  # doubted together: one by one
+    assert [type(piece) for piece in mixed] == [int, str, int]
+    assert spill.text_of(spill.hold_joined(texts)) == "".join(texts)
+
+
+@pytest.mark.usefixtures("held")
+def test_holders_wait_for_a_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Holder:
+        def __init__(self, text: str) -> None:
+            self.text: str | int = text
+
+    monkeypatch.setattr(spill, "BATCH", 30)
+    first, second = Holder("0123456789\n"), Holder("abcdefghij\n")
+    spill.hold_soon(first)
+    spill.hold_soon(second)
+    assert first.text == "0123456789\n"  # 22 characters wait
+    second.text = "changed meanwhile\n"
+    third = Holder("0123456789\n")
+    spill.hold_soon(third)  # 33: the batch is held
+    assert all(type(holder.text) is int for holder in (first, second, third))
+    assert spill.text_of(second.text) == "changed meanwhile\n"
+
+
+@pytest.mark.usefixtures("held")
+def test_a_forked_child_reads_but_holds_no_more() -> None:
+    place = spill.hold("parent: text\n")
+    assert type(place) is int
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns to pytest
+        code = 1
+        try:
+            spill.start()  # a run in the child: its parent's file is not its to append to
+            kept = spill.hold("child: text\n")
+            ok = spill.text_of(place) == "parent: text\n" and kept == "child: text\n"
+            code = 0 if ok else 2
+        finally:
+            os.write(write, bytes([code]))
+            os._exit(0)
+    os.close(write)
+    answer = os.read(read, 1)
+    os.waitpid(pid, 0)
+    assert answer == bytes([0])
+    assert type(spill.hold("parent: more\n")) is int  # the parent still holds
+
+
+@pytest.mark.usefixtures("held")
 def test_a_held_child_read_again_comes_back() -> None:
     obj = KubeObject.from_item("- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n")
     store = _storage.of(obj)
@@ -170,14 +227,20 @@ def test_a_refused_item_is_found_among_held_texts(held: None) -> None:
     bad = "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: d\n  data:\n    k: a\x01b\n"
     rl.items.append(KubeObject.from_item(bad))
     pieces = list(rl.pieces())
-    assert sum(type(piece) is int for piece in pieces) == 21  # the bad item's text is not held
+    # the 20 conditions (one run in the file) and the good child; not the bad item's text
+    assert sum(type(piece) is int for piece in pieces) == 2
     [result] = check_text(pieces, rl)
     assert "ConfigMap d" in result.message and "\\x01" in result.message
 
 
 @pytest.mark.usefixtures("held")
+@pytest.mark.parametrize("batch", [1, 300], ids=["each", "batches"])
 @pytest.mark.parametrize("case", CASES, ids=str)
-def test_golden_with_every_new_text_held(case: GoldenCase, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_golden_with_every_new_text_held(
+    case: GoldenCase, batch: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every new text held as it is made, or a few at a time (some wait, some are never held)."""
+    monkeypatch.setattr(spill, "BATCH", batch)
     if case.function in IN_PACKAGE_FOLDER:
         monkeypatch.chdir(case.package)
     process, config = BY_NAME[case.function].load()

@@ -24,11 +24,17 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterable, Sequence
+from itertools import accumulate
+from typing import Any
 
 from .chars import ascii_writable
 
 HOLD_FROM = 1 << 16
 """Characters of new text a run keeps in memory before it holds any in the file."""
+
+BATCH = 1 << 16
+"""Characters of small texts a maker gathers before it holds them together (:func:`hold_all`)."""
 
 _FLUSH = 1 << 16  # bytes gathered before one write to the file
 _WINDOW = 1 << 16  # bytes read at once: reads in the order of writing cost one system call
@@ -42,10 +48,24 @@ Held = int
 
 
 class _Spill:
-    __slots__ = ("fd", "made", "on", "tail", "window", "window_at", "written")
+    __slots__ = (
+        "fd",
+        "made",
+        "on",
+        "shared",
+        "soon",
+        "soon_size",
+        "tail",
+        "window",
+        "window_at",
+        "written",
+    )
 
     def __init__(self) -> None:
         self.on = False
+        self.shared = False  # a forked child's, of its parent's file (:func:`_in_child`)
+        self.soon: list[Any] = []  # holders whose text waits (:func:`hold_soon`)
+        self.soon_size = 0
         self.made = 0  # characters of new text kept in memory so far
         self.fd = -1  # the file's, once opened
         self.written = 0  # bytes in the file; what follows them is in ``tail``
@@ -57,10 +77,21 @@ class _Spill:
 _SPILL = _Spill()
 
 
+def _in_child() -> None:
+    """A forked child shares the file's write offset with its parent: it reads what was held,
+    and holds nothing more in that file (nor in one of its own: two files, one set of places)."""
+    if _SPILL.fd >= 0:
+        _SPILL.on = False
+        _SPILL.shared = True
+
+
+os.register_at_fork(after_in_child=_in_child)
+
+
 def start() -> None:
     """Hold new texts from now on, the first :data:`HOLD_FROM` characters of them aside (the
     runner's process: one run, then exit)."""
-    _SPILL.on = True
+    _SPILL.on = not _SPILL.shared
     _SPILL.made = 0
 
 
@@ -78,14 +109,76 @@ def hold(text: str) -> str | Held:
     if spill.made < HOLD_FROM or len(text) > _SIZE_MASK or not ascii_writable(text):
         spill.made += len(text)
         return text
+    offset = _append(spill, text)
+    return text if offset < 0 else offset << _SIZE_BITS | len(text)
+
+
+def hold_all(texts: list[str]) -> Sequence[str | Held]:
+    """:func:`hold` of each of ``texts`` at the cost of one (thousands of small texts made in a
+    loop, such as Kptfile conditions, gathered by their maker): held one after another, or all
+    given back (one by one when the glance doubts them together)."""
+    spill = _SPILL
+    if not spill.on or not texts:
+        return texts
+    joined = "".join(texts)
+    if spill.made < HOLD_FROM or len(joined) > _SIZE_MASK:
+        spill.made += len(joined)
+        return texts
+    if not ascii_writable(joined):  # (an escape across two texts is doubted too)
+        return [hold(text) for text in texts]
+    at = _append(spill, joined)
+    if at < 0:
+        return texts
+    sizes = list(map(len, texts))
+    offsets = accumulate(sizes, initial=at)  # (one more than the sizes: strict=False)
+    return [at << _SIZE_BITS | size for at, size in zip(offsets, sizes, strict=False)]
+
+
+def hold_joined(texts: list[str]) -> str | Held:
+    """The texts one after another as one text, held (:func:`hold`): what is only written."""
+    return hold("".join(texts))
+
+
+def hold_soon(holder: Any) -> None:
+    """Hold ``holder.text`` (a new text) together with the next ones, once :data:`BATCH`
+    characters wait (:func:`hold_all`; a text changed meanwhile is held as it is then): thousands
+    of new objects made one at a time, one hold a batch. Nothing when holding is off."""
+    spill = _SPILL
+    if spill.on:
+        spill.soon.append(holder)
+        spill.soon_size += len(holder.text)
+        if spill.soon_size >= BATCH:
+            holders = [h for h in spill.soon if type(h.text) is str]
+            for holder_, place in zip(holders, hold_all([h.text for h in holders]), strict=True):
+                holder_.text = place
+            spill.soon, spill.soon_size = [], 0
+
+
+def merged(pieces: Iterable[str | Held]) -> list[str | Held]:
+    """``pieces`` with each run of held texts that follow one another in the file as one (the
+    writer then copies a batch at once)."""
+    out: list[str | Held] = []
+    for piece in pieces:
+        last = out[-1] if out else None
+        if type(piece) is int and type(last) is int:
+            offset, size = last >> _SIZE_BITS, last & _SIZE_MASK
+            more = piece & _SIZE_MASK
+            if piece >> _SIZE_BITS == offset + size and size + more <= _SIZE_MASK:
+                out[-1] = last + more
+                continue
+        out.append(piece)
+    return out
+
+
+def _append(spill: _Spill, text: str) -> int:
+    """Put ``text`` (ASCII) at the end of the held bytes; its offset, or -1 (no file)."""
     if spill.fd < 0 and not _open(spill):
-        return text
-    data = text.encode("ascii")
+        return -1
     offset = spill.written + len(spill.tail)
-    spill.tail += data
+    spill.tail += text.encode("ascii")
     if len(spill.tail) >= _FLUSH:
         _flush(spill)
-    return offset << _SIZE_BITS | len(data)
+    return offset
 
 
 def text_of(value: str | Held) -> str:

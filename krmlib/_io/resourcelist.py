@@ -193,9 +193,18 @@ class ResourceList:
         earlier = self._input_results if with_results else ""
         if results or earlier:
             yield "results:\n" + earlier
+            batch: list[str] = []  # held together (krmlib._base.spill): thousands of results
+            size = 0
             for result in results:
                 data = result.to_dict()
-                yield _spill.hold(_emit.emit_item(data) or doc_to_item(_yaml.dump_plain(data)))
+                text = _emit.emit_item(data) or doc_to_item(_yaml.dump_plain(data))
+                batch.append(text)
+                size += len(text)
+                if size >= _spill.BATCH:
+                    yield _spill.hold_joined(batch)
+                    batch, size = [], 0
+            if batch:
+                yield _spill.hold_joined(batch)
 
     def to_stream(self) -> str:
         """The items as a multi-document stream (standalone use)."""

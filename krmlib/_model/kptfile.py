@@ -147,6 +147,8 @@ class Conditions:
                 self._index.setdefault(item["type"], index)
         self._dirty = False
         self._stale = False  # the new entries' texts went into the Kptfile: read it again
+        self._waiting: dict[int, None] = {}  # new entries' texts not yet held (_unheld)
+        self._waiting_size = 0
         self._written = len(self._raw)
         # The indent new entries are written at in the Kptfile as it is now (where a list that
         # only grew takes them); flush re-indents them if the Kptfile moved it.
@@ -165,7 +167,7 @@ class Conditions:
     def _entry(self, index: int) -> Any:
         """The entry at ``index`` as values (a new one's text read back)."""
         item = self._raw[index]
-        if index >= self._written and isinstance(item, str | _spill.Held):
+        if index >= self._written and isinstance(item, _TEXT):
             [item] = _yaml.load_plain(_dedent(_spill.text_of(item), self._indent))
         return item
 
@@ -212,6 +214,7 @@ class Conditions:
             self._index[condition.type] = len(self._raw)
             self._raw.append(self._new_entry(wanted))
             self._dirty = True
+            self._unheld(len(self._raw) - 1)
             return
         current = self._entry(index)
         existing = dict(current)
@@ -223,11 +226,28 @@ class Conditions:
         if existing != current:
             self._raw[index] = existing if index < self._written else self._new_entry(existing)
             self._dirty = True
+            self._unheld(index)
+
+    def _unheld(self, index: int) -> None:
+        """A new entry's text waits to be held out of memory with the next ones
+        (:mod:`krmlib._base.spill`: thousands of conditions, one hold a batch)."""
+        item = self._raw[index]
+        if type(item) is str:
+            self._waiting[index] = None
+            self._waiting_size += len(item)
+            if self._waiting_size >= _spill.BATCH:
+                self._hold()
+
+    def _hold(self) -> None:
+        raw = self._raw
+        indices = [index for index in self._waiting if type(raw[index]) is str]
+        for index, place in zip(indices, _spill.hold_all([raw[i] for i in indices]), strict=True):
+            raw[index] = place
+        self._waiting, self._waiting_size = {}, 0
 
     def _new_entry(self, values: dict[str, Any]) -> Any:
         """A new entry as the text it is written as (values when the emitter is unsure)."""
-        text = _emit.seq_entry(values, self._indent)
-        return values if text is None else _spill.hold(text)  # (thousands: out of memory)
+        return _emit.seq_entry(values, self._indent) or values
 
     def ensure(self, condition: Condition) -> None:
         """Add the condition only when there is none of that type."""
@@ -247,6 +267,7 @@ class Conditions:
         """Write the conditions back into the Kptfile (only when something changed)."""
         if self.kptfile is None or not self._dirty:
             return
+        self._hold()
         if self._append() or self._rewrite():
             # A splice of the Kptfile's text, not a set: the output gate's write hook notes it
             # as one (the author's line, the field), as it notes the general way's set.
@@ -274,7 +295,7 @@ class Conditions:
         kptfile = self.kptfile
         assert kptfile is not None
         new = [item for item in self._raw[self._written :] if item is not None]
-        if any(not isinstance(item, str | _spill.Held) for item in new):
+        if any(not isinstance(item, _TEXT) for item in new):
             return False
         if not of(kptfile).has_text():
             return False  # a round-trip tree: no splice
@@ -324,7 +345,7 @@ class Conditions:
         for index, item in enumerate(self._raw):
             if item is None:
                 continue
-            if index >= self._written and isinstance(item, str | _spill.Held):
+            if index >= self._written and isinstance(item, _TEXT):
                 new.append(_reindent_held(item, self._indent, indent))
                 continue
             if index < self._written and item is self._input[index]:
@@ -343,7 +364,7 @@ class Conditions:
             new.append(text)
         if not new:
             return False  # an empty list: the general way writes `conditions: []`
-        store.splice_insert(self._PATH, start, tuple(new), at - start)
+        store.splice_insert(self._PATH, start, tuple(_spill.merged(new)), at - start)
         self._stale = True  # read again if used after the flush
         return True
 
@@ -354,6 +375,7 @@ class Conditions:
         return of(kptfile).list_append_point(self._PATH, self._written > 0)
 
 
+_TEXT = (str, _spill.Held)  # a new entry's text, or where it is held
 _STATUSES = ("True", "False", "Unknown")  # a tuple: `in` takes an unhashable value too
 
 
@@ -397,7 +419,7 @@ def _pieces(
     megabytes, and their memory could not serve a joined copy)."""
     if old != new:
         entries = [_reindent_held(entry, old, new) for entry in entries]
-    return (head, *entries) if head else tuple(entries)
+    return tuple(_spill.merged([head, *entries] if head else entries))
 
 
 def _reindent_held(entry: str | _spill.Held, old: int, new: int) -> str | _spill.Held:

@@ -80,6 +80,11 @@ def render_scalar(value: str) -> str | None:
     return render(value)
 
 
+# The input text last asked about by may_mention, and which words (and a backslash) it holds
+# anywhere: a word absent from the whole input is absent from each of its items. One entry:
+# the input of the run (already alive while its items are); replaced by the next input.
+_WHOLE: list[Any] = [None, {}]
+
 _SPLICER: list[Any] = []  # krmlib._yaml.splice, once a text was edited
 
 
@@ -186,7 +191,7 @@ class Storage:
         if header is not None:
             self.header = header
         if self.stop < 0 and type(self.text) is str:
-            self.text = _spill.hold(self.text)
+            _spill.hold_soon(self)  # (out of memory: krmlib._base.spill)
 
     def list_append_point(
         self, keys: tuple[str, ...], has_entries: bool
@@ -257,8 +262,21 @@ class Storage:
         text = self.text
         if type(text) is not str or self.node is not None or self.patch is not None:
             return True  # (also a text held out of memory)
-        start, stop = (self.start, self.stop) if self.stop >= 0 else (0, len(text))
-        return text.find(word, start, stop) >= 0 or text.find("\\", start, stop) >= 0
+        if self.stop < 0:
+            return word in text or "\\" in text
+        if _WHOLE[0] is not text:  # a new input: what is absent from all of it, asked anew
+            _WHOLE[:] = [text, {"\\": "\\" in text}]
+        known: dict[str, bool] = _WHOLE[1]
+        if not known["\\"]:
+            found = known.get(word)
+            if found is None:
+                found = known[word] = word in text
+            if not found:
+                return False  # nowhere in the input (one search for thousands of items)
+        return (
+            text.find(word, self.start, self.stop) >= 0
+            or text.find("\\", self.start, self.stop) >= 0
+        )
 
     # --- reading --------------------------------------------------------------------------
 
