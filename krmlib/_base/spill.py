@@ -6,8 +6,10 @@ to the input: at 10,000 items they are most of the peak memory above the input
 (bench/RESULTS.md). When the runner turns this on (:func:`start`: a console run, one function
 and exit), the first :data:`HOLD_FROM` characters of new text stay in memory (a small run never
 opens a file); after that each new text goes to a temporary file (``TMPDIR``, unlinked: nothing
-is left behind, whatever ends the process) and its holder keeps a :class:`Held`, one int, in its
-place. The writer copies the bytes to stdout; the gate reads them back a window at a time.
+is left behind, whatever ends the process) and its holder keeps a :data:`Held`, one int, in its
+place. Texts made by the thousand are gathered and held together (:func:`hold_soon`,
+:func:`hold_all`, :func:`hold_joined`: one glance, one copy and one write a batch). The writer
+copies the bytes to stdout; the gate reads them back a window at a time.
 
 Only a text with nothing the output gate could refuse in it at a glance (ASCII, no character
 YAML cannot carry: :func:`krmlib._base.chars.ascii_writable`) is held, so the gate's character
@@ -96,8 +98,10 @@ def start() -> None:
 
 
 def stop() -> None:
-    """No more holding; what is held stays readable (tests start and stop it)."""
+    """No more holding (what waits in :func:`hold_soon` stays in memory); what is held stays
+    readable (tests start and stop it)."""
     _SPILL.on = False
+    _SPILL.soon, _SPILL.soon_size = [], 0
 
 
 def hold(text: str) -> str | Held:

@@ -115,7 +115,7 @@ class Storage:
         self, src: str | None = None, form: Form = "doc", node: Any = None, plain: Any = None
     ) -> None:
         # The text is the object's own (stop < 0), or the span start:stop of the whole input.
-        self.text: str | _spill.Held | None = src  # Held: see text_as_written
+        self.text: str | _spill.Held | None = src  # Held: where it waits, krmlib._base.spill
         self.start = 0
         self.stop = -1
         # A span edited in place: (offset in the item's text, characters of it replaced, their
