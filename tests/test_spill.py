@@ -297,11 +297,31 @@ def test_a_console_run_holds_and_writes_the_same_bytes(
     assert "O_TMPFILE" in calls and "pread64(" in calls  # held in the file, read back
 
 
+def _no_room(options: str, keep: Path) -> str:
+    """Shell commands (in a mount namespace of their own) that make /tmp and /var/tmp a tmpfs
+    mounted with ``options``; ``keep`` (the checkout: CI clones it under /tmp) is bound back
+    where it was, through the old folders seen again under /mnt."""
+    steps = ["mount -t tmpfs tmpfs /mnt"]
+    for at, folder in enumerate(("/tmp", "/var/tmp")):
+        real = Path(folder).resolve()
+        steps += [f"mkdir /mnt/{at}", f"mount --bind {folder} /mnt/{at}"]
+        steps.append(f"mount -t tmpfs -o size=16k tmpfs {folder}")
+        if keep.resolve().is_relative_to(real):
+            inner = keep.resolve().relative_to(real)
+            steps += [
+                f"mkdir -p {folder}/{inner}",
+                f"mount --bind /mnt/{at}/{inner} {folder}/{inner}",
+            ]
+        if options == "ro":
+            steps.append(f"mount -o remount,ro {folder}")
+    return " && ".join(steps)
+
+
 def _mounts_allowed() -> bool:
     """Whether this machine lets a process mount a tmpfs in a mount namespace of its own."""
     if os.geteuid() != 0 or shutil.which("unshare") is None:
         return False
-    probe = ["unshare", "--mount", "sh", "-c", "mount -t tmpfs -o size=16k tmpfs /tmp"]
+    probe = ["unshare", "--mount", "sh", "-c", _no_room("ro", ROOT)]
     return subprocess.run(probe, capture_output=True, check=False).returncode == 0
 
 
@@ -312,12 +332,9 @@ def test_a_console_run_without_room_for_the_file(big: tuple[Path, bytes], mount:
     """TMPDIR, /tmp and /var/tmp a read-only tmpfs (no file can be made), or a 16 KiB one (the
     disk fills up mid-run): the same output, exit 0, nothing on stderr."""
     rl, expected = big
-    mounts = " && ".join(
-        f"mount -t tmpfs -o {mount} tmpfs {folder}" for folder in ("/tmp", "/var/tmp")
-    )
     with rl.open("rb") as stdin:
         done = subprocess.run(
-            ["unshare", "--mount", "sh", "-c", f'{mounts} && exec "$0"', _script()],
+            ["unshare", "--mount", "sh", "-c", _no_room(mount, ROOT) + ' && exec "$0"', _script()],
             stdin=stdin,
             capture_output=True,
             check=False,
