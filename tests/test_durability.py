@@ -268,3 +268,33 @@ def test_an_error_names_an_item_as_kind_and_name() -> None:
         kptfile.get("pipeline.mutators")
     assert "<KubeObject" in str(caught.value)
     assert _readable(str(caught.value)) == "Kptfile/pkg: pipeline is not a map"
+
+
+def test_a_folder_made_meanwhile_by_another_process_is_no_file_in_the_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``make_folders`` races other writers (prepare-all's workers, shards) making the same
+    folder: one that appears between its two looks is a folder, not "a file in the way" (a CI
+    run of the shard test hit this: `catalog/sites/provisioned`, made by two deployments)."""
+    from krmlib import KrmError
+    from krmlib._io import atomic
+
+    target = tmp_path / "sites" / "provisioned" / "edge9"
+    made = tmp_path / "sites" / "provisioned"
+    real_isdir = os.path.isdir
+    looked: list[str] = []
+
+    def isdir_before_the_other_writer(path: str | os.PathLike[str]) -> bool:
+        if os.fspath(path) == str(made) and not looked:
+            looked.append(os.fspath(path))
+            made.mkdir(parents=True)  # the other process, right after this look
+            return False
+        return real_isdir(path)
+
+    monkeypatch.setattr(os.path, "isdir", isdir_before_the_other_writer)
+    atomic.make_folders(target)
+    monkeypatch.undo()
+    assert looked and target.is_dir()
+    (tmp_path / "a-file").write_text("x")
+    with pytest.raises(KrmError, match="a file is in the way"):
+        atomic.make_folders(tmp_path / "a-file" / "below")

@@ -158,6 +158,8 @@ def make_folders(folder: str | os.PathLike[str]) -> None:
     current = path
     while not os.path.isdir(current) and os.path.dirname(current) != current:
         if os.path.lexists(current):
+            if os.path.isdir(current):
+                break  # made meanwhile by another process (prepare-all's workers, shards)
             raise KrmError(f"cannot create the folder {path}: a file is in the way")
         missing.append(current)
         current = os.path.dirname(current)
