@@ -135,16 +135,25 @@ def test_holders_wait_for_a_batch(monkeypatch: pytest.MonkeyPatch) -> None:
         def __init__(self, text: str) -> None:
             self.text: str | int = text
 
-    monkeypatch.setattr(spill, "BATCH", 30)
+    monkeypatch.setattr(spill, "BATCH", 40)
     first, second = Holder("0123456789\n"), Holder("abcdefghij\n")
     spill.hold_soon(first)
     spill.hold_soon(second)
     assert first.text == "0123456789\n"  # 22 characters wait
     second.text = "changed meanwhile\n"
+    entries: list[object] = ["k: v\n", {"not": "a text"}]
+    spill.hold_soon(entries, 0)
+    spill.hold_soon(entries, 0)  # the same place twice: held once
+    spill.hold_soon(entries, 1)  # no longer a text by then: left as it is
+    entries[1] = {"not": "a text"}
+    assert [type(entry) for entry in entries] == [str, dict]  # 33 characters wait
     third = Holder("0123456789\n")
-    spill.hold_soon(third)  # 33: the batch is held
+    spill.hold_soon(third)  # 44: the batch is held
     assert all(type(holder.text) is int for holder in (first, second, third))
     assert spill.text_of(second.text) == "changed meanwhile\n"
+    assert type(entries[0]) is int and spill.text_of(entries[0]) == "k: v\n"
+    assert entries[1] == {"not": "a text"}
+    assert spill._SPILL.soon == []
 
 
 @pytest.mark.usefixtures("held")

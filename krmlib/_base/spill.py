@@ -8,7 +8,7 @@ and exit), the first :data:`HOLD_FROM` characters of new text stay in memory (a 
 opens a file); after that each new text goes to a temporary file (``TMPDIR``, unlinked: nothing
 is left behind, whatever ends the process) and its holder keeps a :data:`Held`, one int, in its
 place. Texts made by the thousand are gathered and held together (:func:`hold_soon`,
-:func:`hold_all`, :func:`hold_joined`: one glance, one copy and one write a batch). The writer
+:func:`hold_joined`: one glance, one copy and one write a batch). The writer
 copies the bytes to stdout; the gate reads them back a window at a time.
 
 Only a text with nothing the output gate could refuse in it at a glance (ASCII, no character
@@ -66,7 +66,7 @@ class _Spill:
     def __init__(self) -> None:
         self.on = False
         self.shared = False  # a forked child's, of its parent's file (:func:`_in_child`)
-        self.soon: list[Any] = []  # holders whose text waits (:func:`hold_soon`)
+        self.soon: list[tuple[Any, int | None]] = []  # where texts wait (:func:`hold_soon`)
         self.soon_size = 0
         self.made = 0  # characters of new text kept in memory so far
         self.fd = -1  # the file's, once opened
@@ -143,19 +143,33 @@ def hold_joined(texts: list[str]) -> str | Held:
     return hold("".join(texts))
 
 
-def hold_soon(holder: Any) -> None:
-    """Hold ``holder.text`` (a new text) together with the next ones, once :data:`BATCH`
-    characters wait (:func:`hold_all`; a text changed meanwhile is held as it is then): thousands
-    of new objects made one at a time, one hold a batch. Nothing when holding is off."""
+def hold_soon(target: Any, key: int | None = None) -> None:
+    """Hold the new text at ``target.text`` (``target[key]`` with a key: a list's entry)
+    together with the next ones, once :data:`BATCH` characters wait (:func:`hold_waiting`):
+    thousands of new objects or entries made one at a time, one hold a batch. Nothing when
+    holding is off."""
     spill = _SPILL
     if spill.on:
-        spill.soon.append(holder)
-        spill.soon_size += len(holder.text)
+        spill.soon.append((target, key))
+        spill.soon_size += len(target.text if key is None else target[key])
         if spill.soon_size >= BATCH:
-            holders = [h for h in spill.soon if type(h.text) is str]
-            for holder_, place in zip(holders, hold_all([h.text for h in holders]), strict=True):
-                holder_.text = place
-            spill.soon, spill.soon_size = [], 0
+            hold_waiting()
+
+
+def hold_waiting() -> None:
+    """Hold the texts :func:`hold_soon` gathered, now (:func:`hold_all`; one changed meanwhile
+    is held as it is then, one no longer a text is left): before their places are used."""
+    spill = _SPILL
+    slots = {(id(target), key): (target, key) for target, key in spill.soon}.values()
+    texts = [target.text if key is None else target[key] for target, key in slots]
+    found = [(slot, text) for slot, text in zip(slots, texts, strict=True) if type(text) is str]
+    places = hold_all([text for _slot, text in found])
+    for ((target, key), _text), place in zip(found, places, strict=True):
+        if key is None:
+            target.text = place
+        else:
+            target[key] = place
+    spill.soon, spill.soon_size = [], 0
 
 
 def merged(pieces: Iterable[str | Held]) -> list[str | Held]:

@@ -222,11 +222,9 @@ def piece_text(piece: Piece) -> str:
 
 def piece_data(piece: Piece) -> bytes:
     """The UTF-8 of one of :meth:`ResourceList.pieces` (a held text's bytes as they are)."""
-    if isinstance(piece, str):
-        return piece.encode("utf-8")
-    if isinstance(piece, tuple):
-        return piece[0][piece[1] : piece[2]].encode("utf-8")
-    return _spill.data_of(piece)
+    if isinstance(piece, int):
+        return _spill.data_of(piece)
+    return piece_text(piece).encode("utf-8")
 
 
 def _indent(text: str) -> str:

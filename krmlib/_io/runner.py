@@ -482,11 +482,8 @@ def _write_pieces(pieces: Iterable[Piece], out: Any = None) -> bool:
     closed pipe)."""
     out = sys.stdout.buffer if out is None else out
     try:
-        for piece in pieces:  # (piece_data, inlined: thousands)
-            if type(piece) is str:
-                out.write(piece.encode("utf-8"))
-            else:
-                out.write(piece_data(piece))
+        for piece in pieces:
+            out.write(piece_data(piece))
         out.flush()
     except OSError as exc:
         # What is left in the buffer goes nowhere: stdout becomes /dev/null, so the flush at

@@ -147,8 +147,6 @@ class Conditions:
                 self._index.setdefault(item["type"], index)
         self._dirty = False
         self._stale = False  # the new entries' texts went into the Kptfile: read it again
-        self._waiting: dict[int, None] = {}  # new entries' texts not yet held (_unheld)
-        self._waiting_size = 0
         self._written = len(self._raw)
         # The indent new entries are written at in the Kptfile as it is now (where a list that
         # only grew takes them); flush re-indents them if the Kptfile moved it.
@@ -214,7 +212,7 @@ class Conditions:
             self._index[condition.type] = len(self._raw)
             self._raw.append(self._new_entry(wanted))
             self._dirty = True
-            self._unheld(len(self._raw) - 1)
+            self._hold_soon(len(self._raw) - 1)
             return
         current = self._entry(index)
         existing = dict(current)
@@ -226,24 +224,13 @@ class Conditions:
         if existing != current:
             self._raw[index] = existing if index < self._written else self._new_entry(existing)
             self._dirty = True
-            self._unheld(index)
+            self._hold_soon(index)
 
-    def _unheld(self, index: int) -> None:
-        """A new entry's text waits to be held out of memory with the next ones
-        (:mod:`krmlib._base.spill`: thousands of conditions, one hold a batch)."""
-        item = self._raw[index]
-        if type(item) is str:
-            self._waiting[index] = None
-            self._waiting_size += len(item)
-            if self._waiting_size >= _spill.BATCH:
-                self._hold()
-
-    def _hold(self) -> None:
-        raw = self._raw
-        indices = [index for index in self._waiting if type(raw[index]) is str]
-        for index, place in zip(indices, _spill.hold_all([raw[i] for i in indices]), strict=True):
-            raw[index] = place
-        self._waiting, self._waiting_size = {}, 0
+    def _hold_soon(self, index: int) -> None:
+        """A new entry's text waits to be held out of memory with the next new texts
+        (:func:`krmlib._base.spill.hold_soon`: thousands of conditions, one hold a batch)."""
+        if type(self._raw[index]) is str:
+            _spill.hold_soon(self._raw, index)
 
     def _new_entry(self, values: dict[str, Any]) -> Any:
         """A new entry as the text it is written as (values when the emitter is unsure)."""
@@ -267,7 +254,7 @@ class Conditions:
         """Write the conditions back into the Kptfile (only when something changed)."""
         if self.kptfile is None or not self._dirty:
             return
-        self._hold()
+        _spill.hold_waiting()  # the entries' places, before they go into the Kptfile
         if self._append() or self._rewrite():
             # A splice of the Kptfile's text, not a set: the output gate's write hook notes it
             # as one (the author's line, the field), as it notes the general way's set.

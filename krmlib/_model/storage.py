@@ -191,7 +191,7 @@ class Storage:
         if header is not None:
             self.header = header
         if self.stop < 0 and type(self.text) is str:
-            _spill.hold_soon(self)  # (out of memory: krmlib._base.spill)
+            _spill.hold_soon(self)  # (out of memory, with the next: krmlib._base.spill)
 
     def list_append_point(
         self, keys: tuple[str, ...], has_entries: bool
