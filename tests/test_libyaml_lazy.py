@@ -99,3 +99,35 @@ except AttributeError as exc:
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout == "module 'krmlib._yaml.libyaml' has no attribute 'Nope' False\n"
+
+
+THREADS = """
+import sys, threading, time
+from krmlib._yaml import engines, libyaml
+
+real, calls = libyaml._load, []
+def slow_load():  # a load that takes its time: every thread asks while it runs
+    calls.append(1)
+    time.sleep(0.05)
+    return real()
+libyaml._load = slow_load
+start, answers = threading.Barrier(8), []
+def read():
+    start.wait()
+    answers.append(engines.load_plain("a: [1, {b: c}]\\n"))
+threads = [threading.Thread(target=read) for _ in range(8)]
+for thread in threads: thread.start()
+for thread in threads: thread.join()
+print(len(calls), answers.count({"a": [1, {"b": "c"}]}))
+"""
+
+
+def test_threads_that_parse_first_at_once_load_the_binding_once() -> None:
+    """Two loads made two sets of event classes: a parse built by one, read with the other's
+    names, failed ("could not determine a constructor for the tag None"; the image stage's
+    probe reads golden cases from eight threads)."""
+    done = subprocess.run(
+        [sys.executable, "-c", THREADS], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", "8"]

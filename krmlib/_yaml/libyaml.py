@@ -33,6 +33,7 @@ as usual afterwards; ``tests/test_startup_imports.py`` that a function's start-u
 
 from __future__ import annotations
 
+import _thread
 import sys
 from types import ModuleType
 from typing import Any
@@ -208,9 +209,16 @@ def _bind() -> None:
     names["CParser"] = binding.CParser  # last: set only once every other name is
 
 
+# One load, whatever the threads: two loads would make two sets of event classes, and a parser
+# of one set read by the other's names (the image stage's probe reads cases from threads).
+_BINDING = _thread.allocate_lock()
+
+
 def __getattr__(name: str) -> Any:
     """The first read of a name of the binding loads it (later reads find the name set)."""
     if name in _LAZY:
-        _bind()
+        with _BINDING:
+            if "CParser" not in globals():  # (set last by _bind)
+                _bind()
         return globals()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
